@@ -1,0 +1,5 @@
+"""``python -m insightloom``."""
+
+from insightloom.cli import main
+
+main()

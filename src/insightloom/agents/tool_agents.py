@@ -1,0 +1,117 @@
+"""The five tool agents, each a real Strands Agent exposed to the Supervisor as a tool.
+
+Every call builds a fresh agent whose system prompt carries its own plan section in full, the other sections as one
+line each and the budgeted clues; its input is the Supervisor's task plus the last agent's message. Only its final
+text goes back, wrapped in RESPONSE_FORMAT, and shared_state is saved after the call.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from strands import tool
+from strands.types.tools import AgentTool
+
+from ..config import TOOL_AGENT_ROLES
+from ..plan import parse_plan
+from ..prompting import render_prompt
+from ..runtime import JobRuntime
+from ..state import RESPONSE_FORMAT
+from ..tools import make_bash_tool, make_file_read, make_update_plan
+from ..tools.report_tools import make_audit_report, make_render_report, make_validate_calculations
+from ..tools.results import tool_error
+from ..tools.write_and_execute import make_write_and_execute
+from .factory import build_agent
+
+logger = logging.getLogger(__name__)
+
+DESCRIPTIONS = {
+    "coder": "Analyses the data with Python scripts, tracks every number with a check, saves charts.",
+    "validator": "Re-computes every tracked number independently and writes citations.json.",
+    "reporter": "Writes the report from verified numbers and renders final_report.docx.",
+    "tracker": "Ticks the plan items an agent completed, by their exact wording.",
+    "auditor": "Audits final_report.docx and returns a verdict: pass, retry or needs_review.",
+}
+
+
+def _tools_for(role: str, rt: JobRuntime) -> tuple[list[Any], list[Any]]:
+    """The role's tools and extra hooks."""
+    if role == "coder":
+        from ..skills import discover_skills, make_skill_tool
+
+        catalog = rt.extras.get("skills") or discover_skills(rt.settings.skills_dirs, rt.cwd)
+        rt.extras["skills"] = catalog
+        skill_tool, guard = make_skill_tool(catalog)
+        return [make_write_and_execute(rt), make_bash_tool(rt), make_file_read(rt), skill_tool], [guard]
+    if role == "validator":
+        return [make_validate_calculations(rt), make_write_and_execute(rt), make_file_read(rt)], []
+    if role == "reporter":
+        return [make_file_read(rt), make_render_report(rt)], []
+    if role == "tracker":
+        return [make_update_plan(rt)], []
+    return [make_audit_report(rt)], []
+
+
+def tool_agent_prompt(role: str, rt: JobRuntime) -> str:
+    """The role's system prompt for this call: static rules first, then its plan section, other sections, clues."""
+    plan = parse_plan(rt.state.full_plan)
+    if role == "tracker":
+        own, others = rt.state.full_plan, ""
+    else:
+        own = plan.section_text(role)
+        others = f"Title: {plan.title}\nRequest: {' '.join(rt.request.split())}\n{plan.others_one_line(role)}"
+    values: dict[str, Any] = {
+        "plan_section": own,
+        "other_sections": others,
+        "clues": rt.state.clues,
+        "max_tokens": rt.settings.spec(role).max_tokens,
+        "language": rt.language,
+    }
+    if role == "coder":
+        values["data_profile"] = rt.profile.to_prompt() if rt.profile else "<data_profile>{}</data_profile>"
+        values["skills_catalog"] = rt.extras["skills"].prompt_block() if rt.extras.get("skills") else ""
+    return render_prompt(role, rt.settings.prompts_dir, **values)
+
+
+def run_tool_agent(role: str, rt: JobRuntime, task: str) -> str:
+    """Run one tool agent on ``task`` and return its final text."""
+    tools, hooks = _tools_for(role, rt)
+    agent = build_agent(role, rt, tool_agent_prompt(role, rt), tools, hooks)
+    message = task
+    if rt.state.messages:
+        last = rt.state.history[-1]["agent"] if rt.state.history else "previous agent"
+        message += "\n\n" + RESPONSE_FORMAT.format(agent=last, text=rt.state.messages)
+    result = agent(message)
+    text = str(result).strip()
+    rt.state.record(role, text)
+    return text
+
+
+def make_agent_tool(role: str, rt: JobRuntime) -> AgentTool:
+    """Expose one tool agent to the Supervisor, refusing calls made before earlier sections are done."""
+
+    def call(input: str) -> str | dict:  # noqa: A002 - the agents-as-tools input name
+        if rt.cancel.is_set():
+            return tool_error("The job was cancelled. Stop and finish.")
+        if role != "tracker":
+            blocking = parse_plan(rt.state.full_plan).blocking_items(role)
+            if blocking:
+                return tool_error(
+                    f"Refused: {role} cannot start while earlier plan items are unchecked: " + "; ".join(blocking)
+                    + ". Fix: call the agent that owns them first, then the tracker."
+                )
+        text = run_tool_agent(role, rt, input)
+        return RESPONSE_FORMAT.format(agent=role, text=text)
+
+    call.__name__ = role
+    call.__doc__ = f"{DESCRIPTIONS[role]}\n\nArgs:\n    input: The task, with the exact plan items to do.\n"
+    return tool(name=role, description=DESCRIPTIONS[role])(call)
+
+
+def make_agent_tools(rt: JobRuntime) -> list[AgentTool]:
+    return [make_agent_tool(role, rt) for role in TOOL_AGENT_ROLES]
+
+
+AgentToolFactory = Callable[[str, JobRuntime], AgentTool]

@@ -1,0 +1,37 @@
+"""Helpers that analysis scripts import through ``code/coder_analysis_utils.py``.
+
+The framework writes that module into each job's ``code/`` folder at job start (see :func:`generate_utils_module`),
+so the helpers cost the Coder zero tokens and every script tracks numbers the same way.
+"""
+
+from __future__ import annotations
+
+from insightloom.analysis_utils.calculations import (
+    load_calculations,
+    save_calculation_metadata,
+    to_python_type,
+    track_calculation,
+)
+from insightloom.analysis_utils.charts import save_chart
+from insightloom.analysis_utils.jobdir import job_dir, load_df, read_profile
+from insightloom.analysis_utils.module import UTILS_FILENAME, generate_utils_module, write_utils_module
+from insightloom.analysis_utils.results import ResultSection, append_result, calc_refs, parse_results, read_results
+
+__all__ = [
+    "UTILS_FILENAME",
+    "ResultSection",
+    "append_result",
+    "calc_refs",
+    "generate_utils_module",
+    "job_dir",
+    "load_calculations",
+    "load_df",
+    "parse_results",
+    "read_profile",
+    "read_results",
+    "save_calculation_metadata",
+    "save_chart",
+    "to_python_type",
+    "track_calculation",
+    "write_utils_module",
+]

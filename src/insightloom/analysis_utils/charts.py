@@ -1,0 +1,100 @@
+"""Save charts at the size they are shown in the DOCX, with legible fonts and Korean glyphs.
+
+Charts scaled down into a document became illegible in the reference system, so the figure is saved at its final
+width (6.0 in at 150 dpi) with every text at least 9 pt. Korean labels need a CJK font or matplotlib draws boxes;
+the font is applied to the figure's own text objects, never to global rcParams of the host process.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from pathlib import Path
+from typing import Any
+
+from insightloom.analysis_utils.calculations import write_json_atomic
+from insightloom.analysis_utils.jobdir import job_dir
+from insightloom.fonts import find_cjk_font, has_cjk
+
+logger = logging.getLogger(__name__)
+
+CHART_WIDTH_IN = 6.0
+CHART_DPI = 150
+MIN_FONT_PT = 9.0
+_NAME_RE = re.compile(r"[^A-Za-z0-9_\-]+")
+
+
+def chart_name(name: str) -> str:
+    """A safe file stem for a chart: no folders, no spaces, no extension."""
+    stem = Path(str(name)).name
+    if stem.lower().endswith(".png"):
+        stem = stem[:-4]
+    clean = _NAME_RE.sub("_", stem).strip("_")
+    if not clean:
+        raise ValueError(f"save_chart: chart name {name!r} has no usable characters; use e.g. 'revenue_by_region'")
+    return clean
+
+
+def _texts(fig: Any) -> list[Any]:
+    from matplotlib.text import Text
+
+    return [t for t in fig.findobj(Text) if t.get_text()]
+
+
+def _apply_fonts(fig: Any, extra_text: str) -> None:
+    """Raise small fonts to the minimum and switch to a CJK font when any label holds Hangul."""
+    from matplotlib import font_manager
+
+    fig.canvas.draw()  # creates the tick labels, so they are styled too
+    texts = _texts(fig)
+    needs_cjk = has_cjk(extra_text) or any(has_cjk(t.get_text()) for t in texts)
+    font = find_cjk_font() if needs_cjk else None
+    if needs_cjk and font is not None:
+        try:
+            font_manager.fontManager.addfont(str(font.path))
+        except (OSError, RuntimeError) as exc:  # pragma: no cover - broken font file
+            logger.warning("could not register CJK font %s: %s", font.path, exc)
+    for text in texts:
+        size = max(float(text.get_fontsize()), MIN_FONT_PT)
+        if font is not None:
+            text.set_fontproperties(font_manager.FontProperties(fname=str(font.path), size=size))
+        else:
+            text.set_fontsize(size)
+    for ax in fig.get_axes():
+        ax.tick_params(labelsize=max(MIN_FONT_PT, _tick_size(ax)))
+
+
+def _tick_size(ax: Any) -> float:
+    labels = ax.get_xticklabels() + ax.get_yticklabels()
+    return max((float(label.get_fontsize()) for label in labels), default=MIN_FONT_PT)
+
+
+def save_chart(fig: Any, name: str, *, title: str, alt: str, caption: str) -> str:
+    """Save ``fig`` as ``charts/<name>.png`` plus the ``charts/<name>.json`` sidecar.
+
+    Args:
+        fig: A matplotlib Figure.
+        name: File stem (``revenue_by_region``); folders and the extension are stripped.
+        title: Chart title for the report.
+        alt: Alternative text (what the chart shows, for screen readers).
+        caption: Caption placed under the chart in the DOCX.
+
+    Returns:
+        The PNG path relative to the job folder (``charts/<name>.png``).
+    """
+    stem = chart_name(name)
+    folder = job_dir() / "charts"
+    folder.mkdir(parents=True, exist_ok=True)
+    width, height = fig.get_size_inches()
+    aspect = height / width if width else 0.6
+    fig.set_size_inches(CHART_WIDTH_IN, max(2.5, min(CHART_WIDTH_IN * aspect, 8.0)))
+    _apply_fonts(fig, f"{title} {caption}")
+    try:
+        fig.tight_layout()
+    except (ValueError, RuntimeError) as exc:  # layout is cosmetic; never fail a script for it
+        logger.debug("tight_layout failed: %s", exc)
+    png = folder / f"{stem}.png"
+    fig.savefig(png, dpi=CHART_DPI)
+    write_json_atomic(folder / f"{stem}.json", {"title": str(title), "alt": str(alt), "caption": str(caption)})
+    logger.debug("saved chart %s", png)
+    return f"charts/{stem}.png"

@@ -1,0 +1,46 @@
+"""The source of ``code/coder_analysis_utils.py``, written into each job at start.
+
+Scripts do ``from coder_analysis_utils import load_df, track_calculation, ...``; the module only re-exports the
+package's helpers (explicitly, no ``import *``) so the behaviour lives in one tested place.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+logger = logging.getLogger(__name__)
+
+UTILS_FILENAME = "coder_analysis_utils.py"
+EXPORTS = (
+    "load_df",
+    "to_python_type",
+    "track_calculation",
+    "save_calculation_metadata",
+    "append_result",
+    "save_chart",
+    "read_results",
+)
+
+
+def generate_utils_module() -> str:
+    """Return the Python source of ``coder_analysis_utils.py``."""
+    names = "".join(f"    {name},\n" for name in EXPORTS)
+    listed = "".join(f'    "{name}",\n' for name in EXPORTS)
+    return (
+        '"""Analysis helpers for this job, written by insightloom at job start (do not edit).\n\n'
+        "Use load_df() for the cached data, track_calculation(...) for every reported number (with a DuckDB SQL\n"
+        "check), append_result(...) for findings that cite numbers as {{calc:<id>}}, and save_chart(...) for charts.\n"
+        '"""\n\n'
+        f"from insightloom.analysis_utils import (\n{names})\n\n"
+        f"__all__ = [\n{listed}]\n"
+    )
+
+
+def write_utils_module(code_dir: Path) -> Path:
+    """Write ``coder_analysis_utils.py`` into ``code_dir`` (created when missing) and return its path."""
+    code_dir.mkdir(parents=True, exist_ok=True)
+    path = code_dir / UTILS_FILENAME
+    path.write_text(generate_utils_module(), encoding="utf-8")
+    logger.debug("wrote %s", path)
+    return path

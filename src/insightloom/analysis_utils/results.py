@@ -1,0 +1,198 @@
+"""``all_results.txt``: the structured notes the Coder leaves for the Reporter.
+
+The file is the bus between agents: agents pass ~30-token summaries and the Reporter reads this file when it writes.
+A fixed section format (below) lets the offline Reporter rebuild findings and tables deterministically::
+
+    ## <section title>
+    - plan_item: <exact plan item text>
+    - script: code/03_breakdown.py
+    - calculations: calc_a, calc_b
+    - charts: charts/breakdown_category.png
+    ### findings
+    - <sentence with {{calc:<id>}} references only>
+    ### table
+    | Category | Amount |
+    | --- | --- |
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from insightloom.analysis_utils.jobdir import job_dir
+
+logger = logging.getLogger(__name__)
+
+RESULTS_FILE = "all_results.txt"
+CALC_REF_RE = re.compile(r"\{\{\s*calc:([A-Za-z0-9_.\-]+)\s*\}\}")
+_META_KEYS = ("plan_item", "script", "calculations", "charts")
+
+
+@dataclass
+class ResultSection:
+    """One section of ``all_results.txt`` (one analysis task)."""
+
+    title: str
+    plan_item: str = ""
+    script: str = ""
+    calculations: list[str] = field(default_factory=list)
+    charts: list[str] = field(default_factory=list)
+    findings: list[str] = field(default_factory=list)
+    table: str = ""
+
+
+def calc_refs(text: str) -> list[str]:
+    """The calculation ids referenced as ``{{calc:<id>}}`` in ``text``, in order, without repeats."""
+    return list(dict.fromkeys(CALC_REF_RE.findall(text)))
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def _current_script(folder: Path) -> str:
+    """The running script relative to the job folder, when it lives inside it (the usual case)."""
+    main = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
+    if main is None or main.suffix != ".py":
+        return ""
+    try:
+        return main.resolve().relative_to(folder).as_posix()
+    except ValueError:
+        return ""
+
+
+def _split_text(text: str) -> tuple[list[str], list[str]]:
+    """Free text from ``append_result(section, text)``: table lines go to the table, other lines become findings."""
+    findings, table = [], []
+    for raw in str(text or "").splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("|"):
+            table.append(line)
+        else:
+            findings.append(line[2:].strip() if line.startswith(("- ", "* ")) else line)
+    return findings, table
+
+
+def format_section(section: ResultSection) -> str:
+    """Render one section in the fixed ``all_results.txt`` format."""
+    lines = [
+        f"## {_one_line(section.title)}",
+        f"- plan_item: {_one_line(section.plan_item)}",
+        f"- script: {_one_line(section.script)}",
+        f"- calculations: {', '.join(section.calculations)}",
+        f"- charts: {', '.join(section.charts)}",
+        "### findings",
+    ]
+    lines += [f"- {_one_line(f)}" for f in section.findings if _one_line(f)]
+    if section.table.strip():
+        lines += ["### table", *[row.strip() for row in section.table.strip().splitlines() if row.strip()]]
+    return "\n".join(lines) + "\n"
+
+
+def append_result(
+    section: str,
+    text: str = "",
+    files: Iterable[str] = (),
+    *,
+    plan_item: str = "",
+    script: str | None = None,
+    calculations: Iterable[str] | None = None,
+    charts: Iterable[str] | None = None,
+    findings: Iterable[str] = (),
+    table: str = "",
+) -> str:
+    """Append one analysis section to ``all_results.txt``.
+
+    Args:
+        section: Section title.
+        text: Free-form notes; table lines (``|``) join the table, other lines become findings.
+        files: Produced files; ``.png`` files are listed as charts, a ``.py`` file as the script.
+        plan_item: The exact plan item this section completes.
+        script: Script path relative to the job folder; default the running script.
+        calculations: Calculation ids; default every ``{{calc:id}}`` referenced in findings and table.
+        charts: Chart paths relative to the job folder.
+        findings: Sentences that reference numbers only as ``{{calc:<id>}}``.
+        table: A Markdown table (cells may hold ``{{calc:<id>}}``).
+
+    Returns:
+        The path of ``all_results.txt``.
+    """
+    folder = job_dir()
+    extra_findings, extra_table = _split_text(text)
+    file_list = [str(f) for f in files]
+    all_findings = [*findings, *extra_findings]
+    table_text = "\n".join([table.strip(), *extra_table]).strip() if extra_table else table.strip()
+    chart_list = list(charts) if charts is not None else []
+    chart_list += [f for f in file_list if f.lower().endswith(".png") and f not in chart_list]
+    if script is None:
+        script = next((f for f in file_list if f.endswith(".py")), "") or _current_script(folder)
+    if calculations is None:
+        calculations = calc_refs("\n".join([*all_findings, table_text]))
+    entry = ResultSection(
+        title=section,
+        plan_item=plan_item,
+        script=script,
+        calculations=list(calculations),
+        charts=chart_list,
+        findings=all_findings,
+        table=table_text,
+    )
+    path = folder / RESULTS_FILE
+    existing = path.read_text(encoding="utf-8") if path.is_file() else ""
+    separator = "\n" if existing and not existing.endswith("\n\n") else ""
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(separator + format_section(entry))
+    logger.debug("appended section %r to %s", section, path)
+    return str(path)
+
+
+def _split_list(value: str) -> list[str]:
+    return [part.strip() for part in value.split(",") if part.strip()]
+
+
+def parse_results(text: str) -> list[ResultSection]:
+    """Parse ``all_results.txt`` content; lines outside any section and unknown subsections are ignored."""
+    sections: list[ResultSection] = []
+    current: ResultSection | None = None
+    block = "meta"
+    table_rows: list[str] = []
+    for raw in text.splitlines():
+        line = raw.rstrip()
+        if line.startswith("## "):
+            if current is not None:
+                current.table = "\n".join(table_rows)
+            current, block, table_rows = ResultSection(title=line[3:].strip()), "meta", []
+            sections.append(current)
+        elif current is None:
+            continue
+        elif line.startswith("### "):
+            block = line[4:].strip().lower()
+        elif block == "meta" and line.startswith("- ") and ":" in line:
+            key, _, value = line[2:].partition(":")
+            key, value = key.strip(), value.strip()
+            if key in ("calculations", "charts"):
+                setattr(current, key, _split_list(value))
+            elif key in _META_KEYS:
+                setattr(current, key, value)
+        elif block == "findings" and line.startswith("- "):
+            current.findings.append(line[2:].strip())
+        elif block == "table" and line.strip().startswith("|"):
+            table_rows.append(line.strip())
+    if current is not None:
+        current.table = "\n".join(table_rows)
+    return sections
+
+
+def read_results(path: Path | str) -> list[ResultSection]:
+    """Read and parse an ``all_results.txt`` file (an empty list when it does not exist yet)."""
+    path = Path(path)
+    if not path.is_file():
+        return []
+    return parse_results(path.read_text(encoding="utf-8"))

@@ -1,0 +1,231 @@
+"""The ``insightloom`` command: run, demo, jobs, skills, doctor, verify and audit.
+
+stdout carries only answers and, as its last line, the job folder; progress and errors go to stderr.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from .. import __version__
+from ..config import Settings, load_settings, resolve_auto_provider
+from ..errors import BadInputError, InsightloomError
+from ..jobs import JobFolder, read_json
+from .progress import ProgressPrinter, TerminalReviewer
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help="Data files + a request → a verified, cited report.")
+skills_app = typer.Typer(help="Skills the Coder can load.", no_args_is_help=True)
+app.add_typer(skills_app, name="skills")
+err = Console(stderr=True, soft_wrap=True)
+DEMO_REQUEST = "Analyze this sales data and write a DOCX report"
+
+
+def _fail(exc: InsightloomError) -> typer.Exit:
+    err.print(f"[red]error:[/red] {exc.message}" + (f" [bold]Fix:[/bold] {exc.fix}" if exc.fix else ""), highlight=False)
+    return typer.Exit(exc.exit_code)
+
+
+def _setup_logging(verbose: int, quiet: bool) -> None:
+    level = logging.DEBUG if verbose > 1 else logging.INFO if verbose == 1 else logging.ERROR if quiet else logging.WARNING
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    logging.getLogger("strands").setLevel(max(level, logging.WARNING))
+
+
+def _settings(config: Path | None, provider: str | None, max_revisions: int | None, quiet: bool) -> Settings:
+    settings = load_settings(config)
+    if provider:
+        settings = settings.with_provider(provider)
+    if max_revisions is not None:
+        if max_revisions < 0:
+            raise BadInputError("--max-revisions must be 0 or more.", "e.g. --max-revisions 3")
+        settings.max_revisions = max_revisions
+    settings, banner = resolve_auto_provider(settings)
+    if banner and not quiet:
+        err.print(f"[yellow]{banner}[/yellow]")
+    return settings
+
+
+def _run(data: list[Path], request: str, *, settings: Settings, yes: bool, job_dir: Path | None,
+         columns: Path | None, quiet: bool, verbose: int) -> int:
+    from ..intake import resolve_inputs
+    from ..workflow import AutoApprove, JobOptions, run_job
+
+    if not request.strip():
+        raise BadInputError("The request (-r) is empty.", 'say what you want, e.g. -r "Analyze this data and write a report".')
+    inputs, columns_file = resolve_inputs(list(data), columns)
+    if not yes and not sys.stdin.isatty():
+        raise BadInputError("Plan review needs a terminal, and stdin is not one.", "pass --yes to approve the plan automatically.")
+    job = JobFolder.create(settings.artifacts, job_dir)
+    if not quiet:
+        job.events.subscribe(ProgressPrinter(err, verbose=verbose > 0))
+        err.print(f"job {job.id} → {job.root}", highlight=False)
+    reviewer = AutoApprove() if yes else TerminalReviewer(err)
+    opts = JobOptions(inputs=inputs, request=request, settings=settings, job_dir=job_dir, columns_file=columns_file,
+                      cwd=Path.cwd())
+    outcome = run_job(opts, reviewer, job=job)
+    if outcome.answer:
+        typer.echo(outcome.answer)
+    colour = {"completed": "green", "needs_review": "yellow"}.get(outcome.status, "red")
+    line = f"[{colour}]{outcome.status}[/{colour}] in {outcome.seconds:.1f}s"
+    if outcome.report:
+        line += f" — report: {outcome.report}"
+    if outcome.error:
+        line += f" — {outcome.error}"
+    err.print(line, highlight=False)
+    typer.echo(str(outcome.job_dir))
+    return outcome.exit_code
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"insightloom {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main_callback(
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")] = False,
+) -> None:
+    """insightloom: analysis reports whose every number is re-computed and cited."""
+
+
+@app.command()
+def run(
+    data: Annotated[list[Path], typer.Argument(help="CSV/XLSX files, or a folder of them.")],
+    request: Annotated[str, typer.Option("-r", "--request", help="What you want, in plain language.")],
+    provider: Annotated[str | None, typer.Option(help="Model provider for every agent (auto, bedrock, offline...).")] = None,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Approve the plan without asking.")] = False,
+    job_dir: Annotated[Path | None, typer.Option(help="Exact job folder (must be new or empty).")] = None,
+    max_revisions: Annotated[int | None, typer.Option(help="Plan revision rounds (default 3).")] = None,
+    columns: Annotated[Path | None, typer.Option(help="Column definitions JSON.")] = None,
+    config: Annotated[Path | None, typer.Option(help="Config YAML (default ./insightloom.yaml).")] = None,
+    quiet: Annotated[bool, typer.Option("-q", "--quiet", help="No progress output.")] = False,
+    verbose: Annotated[int, typer.Option("-v", "--verbose", count=True, help="More detail (-vv for debug logs).")] = 0,
+) -> None:
+    """Analyse DATA as the request asks and write a verified, cited DOCX report."""
+    _setup_logging(verbose, quiet)
+    try:
+        settings = _settings(config, provider, max_revisions, quiet)
+        code = _run(data, request, settings=settings, yes=yes, job_dir=job_dir, columns=columns, quiet=quiet,
+                    verbose=verbose)
+    except InsightloomError as exc:
+        raise _fail(exc) from None
+    raise typer.Exit(code)
+
+
+@app.command()
+def demo(
+    job_dir: Annotated[Path | None, typer.Option(help="Exact job folder (must be new or empty).")] = None,
+    quiet: Annotated[bool, typer.Option("-q", "--quiet", help="No progress output.")] = False,
+    verbose: Annotated[int, typer.Option("-v", "--verbose", count=True)] = 0,
+) -> None:
+    """Run the whole pipeline offline on the product's own sample data, plan approved automatically."""
+    from ..demo_data import generate_demo_csv, write_column_definitions
+
+    _setup_logging(verbose, quiet)
+    try:
+        settings = load_settings(None).with_provider("offline")
+        with tempfile.TemporaryDirectory(prefix="insightloom-demo-") as tmp:
+            csv_path = generate_demo_csv(Path(tmp) / "bakery_sales.csv")
+            columns = write_column_definitions(Path(tmp) / "column_definitions.json")
+            code = _run([csv_path], DEMO_REQUEST, settings=settings, yes=True, job_dir=job_dir, columns=columns,
+                        quiet=quiet, verbose=verbose)
+    except InsightloomError as exc:
+        raise _fail(exc) from None
+    raise typer.Exit(code)
+
+
+@app.command()
+def jobs(
+    artifacts: Annotated[Path | None, typer.Option(help="Artifacts folder (default from config).")] = None,
+) -> None:
+    """List jobs with their status."""
+    try:
+        root = artifacts or load_settings(None).artifacts
+    except InsightloomError as exc:
+        raise _fail(exc) from None
+    table = Table("id", "status", "stage", "created_at")
+    for path in sorted(root.glob("*/job.json")) if root.is_dir() else []:
+        try:
+            data = read_json(path)
+        except (OSError, ValueError):
+            continue
+        table.add_row(data.get("id", "?"), data.get("status", "?"), str(data.get("stage")), data.get("created_at", ""))
+    Console().print(table)
+
+
+@skills_app.command("list")
+def skills_list(config: Annotated[Path | None, typer.Option(help="Config YAML.")] = None) -> None:
+    """List the skills found: built-in, ./skills and the config's folders."""
+    from ..skills import discover_skills
+
+    try:
+        catalog = discover_skills(load_settings(config).skills_dirs, Path.cwd())
+    except InsightloomError as exc:
+        raise _fail(exc) from None
+    table = Table("name", "description", "allowed tools")
+    for name in catalog.names():
+        info = catalog.get(name)
+        table.add_row(name, info.description, " ".join(info.allowed_tools or []) or "any")
+    Console().print(table)
+
+
+@app.command()
+def doctor() -> None:
+    """Show what script isolation, fonts and document tools are available here."""
+    from ..execution import isolation_report
+    from ..fonts import INSTALL_HINT, find_cjk_font
+    from ..report.pdf import find_libreoffice
+
+    table = Table("feature", "active", "detail")
+    for feature, active, detail in isolation_report():
+        table.add_row(feature, "yes" if active else "no", detail)
+    font = find_cjk_font()
+    table.add_row("CJK font", "yes" if font else "no", str(font.path) if font else f"missing: {INSTALL_HINT}")
+    office = find_libreoffice()
+    table.add_row("PDF export", "yes" if office else "no", office or "missing: apt-get install libreoffice-writer")
+    Console().print(table)
+
+
+@app.command()
+def verify(job_dir: Annotated[Path, typer.Argument(help="A finished job folder.")]) -> None:
+    """Re-run validation on a finished job; exit 3 when any calculation needs review."""
+    from ..validation import validate_job
+
+    try:
+        summary = validate_job(JobFolder.open(job_dir).root)
+    except InsightloomError as exc:
+        raise _fail(exc) from None
+    typer.echo(summary.to_text())
+    raise typer.Exit(3 if summary.needs_review else 0)
+
+
+@app.command()
+def audit(job_dir: Annotated[Path, typer.Argument(help="A job folder with final_report.docx.")]) -> None:
+    """Audit a finished report; exit 0 when the verdict is pass, 3 otherwise."""
+    from ..report.audit import audit_report
+
+    try:
+        root = JobFolder.open(job_dir).root
+        if not (root / "final_report.docx").exists():
+            raise BadInputError(f"{root} has no final_report.docx.", "run the job to completion first.")
+        result = audit_report(root, retry_count=0)
+    except InsightloomError as exc:
+        raise _fail(exc) from None
+    typer.echo(result.to_text())
+    raise typer.Exit(0 if result.verdict == "pass" else 3)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    app()

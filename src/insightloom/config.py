@@ -1,0 +1,267 @@
+"""Settings: per-agent model specs, limits and paths, from YAML, env vars and CLI flags.
+
+Precedence, lowest to highest: built-in defaults → the config file (``--config PATH``, else ``INSIGHTLOOM_CONFIG``,
+else ``./insightloom.yaml``) → ``INSIGHTLOOM_PROVIDER`` / ``INSIGHTLOOM_ARTIFACTS`` / ``INSIGHTLOOM_MAX_FILE_MB`` →
+CLI flags. This is the only module that reads env vars for settings.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .errors import ConfigError
+
+logger = logging.getLogger(__name__)
+
+ROLES: tuple[str, ...] = (
+    "coordinator",
+    "planner",
+    "supervisor",
+    "coder",
+    "validator",
+    "reporter",
+    "tracker",
+    "auditor",
+)
+TOOL_AGENT_ROLES: tuple[str, ...] = ("coder", "validator", "reporter", "tracker", "auditor")
+PROVIDERS: tuple[str, ...] = ("auto", "bedrock", "openai", "ollama", "anthropic", "litellm", "offline")
+
+_STRONG = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
+_CHEAP = "us.anthropic.claude-haiku-4-5-20251001-v1:0"
+_DEFAULT_MAX_TOKENS = {
+    "coordinator": 1024,
+    "planner": 4096,
+    "supervisor": 2048,
+    "coder": 8192,
+    "validator": 2048,
+    "reporter": 8192,
+    "tracker": 1024,
+    "auditor": 1024,
+}
+_CHEAP_ROLES = {"coordinator", "tracker"}
+
+
+@dataclass
+class AgentModelSpec:
+    """How one agent's model is built.
+
+    Attributes:
+        provider: One of PROVIDERS; ``auto`` is resolved before models are built.
+        model_id: The provider's model id; the offline provider ignores it.
+        max_tokens: The agent's output budget, also stated in its prompt.
+        cache: Whether prompt caching is requested for this agent.
+        params: Extra inference parameters sent as they are (only what the model accepts, e.g. temperature).
+        base_url: Endpoint for OpenAI-compatible servers, Ollama or LiteLLM proxies.
+    """
+
+    provider: str = "auto"
+    model_id: str = _STRONG
+    max_tokens: int = 4096
+    cache: bool = True
+    params: dict[str, Any] = field(default_factory=dict)
+    base_url: str | None = None
+
+
+@dataclass
+class Settings:
+    """Everything a job needs to know about how to run.
+
+    Attributes:
+        provider: Default provider for all agents (``auto`` decides from credentials).
+        agents: Per-role model specs.
+        artifacts: Root folder for job folders.
+        max_revisions: Plan revision rounds the reviewer may ask for.
+        max_file_mb: Largest input file accepted.
+        runner: ``warm`` (fork server) or ``cold`` (fresh interpreter per script).
+        script_timeout_s: Default wall-clock limit per script.
+        prompts_dir: Folder whose ``<role>.md`` files override the built-in prompts.
+        skills_dirs: Extra skill folders, scanned after the built-in ones and ``./skills``.
+        max_reporter_retries: Reporter reruns after an Auditor ``retry``.
+        model_timeout_s: Read timeout on every hosted model call.
+        model_max_attempts: Bounded model retries.
+    """
+
+    provider: str = "auto"
+    agents: dict[str, AgentModelSpec] = field(default_factory=dict)
+    artifacts: Path = Path("artifacts")
+    max_revisions: int = 3
+    max_file_mb: float = 200.0
+    runner: str = "warm"
+    script_timeout_s: int = 120
+    prompts_dir: Path | None = None
+    skills_dirs: list[Path] = field(default_factory=list)
+    max_reporter_retries: int = 2
+    model_timeout_s: float = 300.0
+    model_max_attempts: int = 3
+    source: str | None = None
+
+    def __post_init__(self) -> None:
+        for role in ROLES:
+            if role not in self.agents:
+                self.agents[role] = AgentModelSpec(
+                    model_id=_CHEAP if role in _CHEAP_ROLES else _STRONG,
+                    max_tokens=_DEFAULT_MAX_TOKENS[role],
+                    cache=role not in _CHEAP_ROLES,
+                )
+
+    def spec(self, role: str) -> AgentModelSpec:
+        """The model spec for a role, with the default provider filled in."""
+        spec = self.agents[role]
+        if spec.provider == "auto" and self.provider != "auto":
+            return dataclasses.replace(spec, provider=self.provider)
+        return spec
+
+    def with_provider(self, provider: str) -> Settings:
+        """A copy where every agent uses ``provider``; per-agent model ids stay."""
+        _check_provider(provider, "--provider")
+        agents = {role: dataclasses.replace(spec, provider=provider) for role, spec in self.agents.items()}
+        return dataclasses.replace(self, provider=provider, agents=agents)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready view, recorded in run_info.json."""
+        data = dataclasses.asdict(self)
+        data["artifacts"] = str(self.artifacts)
+        data["prompts_dir"] = str(self.prompts_dir) if self.prompts_dir else None
+        data["skills_dirs"] = [str(p) for p in self.skills_dirs]
+        return data
+
+
+def _check_provider(value: str, where: str) -> None:
+    if value not in PROVIDERS:
+        raise ConfigError(f"Unknown provider {value!r} in {where}.", f"use one of: {', '.join(PROVIDERS)}.")
+
+
+def _agent_spec(role: str, raw: Any, source: str) -> AgentModelSpec:
+    if not isinstance(raw, dict):
+        raise ConfigError(f"agents.{role} in {source} must be a mapping.", "give provider/model_id/max_tokens/cache.")
+    base = Settings().agents[role]
+    known = {f.name for f in dataclasses.fields(AgentModelSpec)}
+    unknown = set(raw) - known
+    if unknown:
+        raise ConfigError(
+            f"Unknown key(s) {sorted(unknown)} in agents.{role} of {source}.", f"use only: {', '.join(sorted(known))}."
+        )
+    spec = dataclasses.replace(base, **raw)
+    _check_provider(spec.provider, f"agents.{role}.provider of {source}")
+    if not isinstance(spec.max_tokens, int) or spec.max_tokens <= 0:
+        raise ConfigError(f"agents.{role}.max_tokens in {source} must be a positive integer.", "e.g. max_tokens: 4096")
+    return spec
+
+
+def _from_mapping(raw: dict[str, Any], source: str) -> Settings:
+    raw = dict(raw)
+    agents_raw = raw.pop("agents", None) or {}
+    if not isinstance(agents_raw, dict):
+        raise ConfigError(f"'agents' in {source} must be a mapping of role to settings.", "see README, Configuration.")
+    unknown_roles = set(agents_raw) - set(ROLES)
+    if unknown_roles:
+        raise ConfigError(f"Unknown agent role(s) {sorted(unknown_roles)} in {source}.", f"roles: {', '.join(ROLES)}.")
+    known = {f.name for f in dataclasses.fields(Settings)} - {"agents", "source"}
+    unknown = set(raw) - known
+    if unknown:
+        raise ConfigError(f"Unknown setting(s) {sorted(unknown)} in {source}.", f"use only: {', '.join(sorted(known))}.")
+    for key in ("artifacts", "prompts_dir"):
+        if raw.get(key) is not None:
+            raw[key] = Path(raw[key]).expanduser()
+    raw["skills_dirs"] = [Path(p).expanduser() for p in raw.get("skills_dirs") or []]
+    settings = Settings(**raw, agents={role: _agent_spec(role, spec, source) for role, spec in agents_raw.items()})
+    _check_provider(settings.provider, f"provider in {source}")
+    settings.source = source
+    return settings
+
+
+def load_settings(config_path: Path | None = None, *, env: dict[str, str] | None = None, cwd: Path | None = None) -> Settings:
+    """Build Settings from the config file and env vars.
+
+    Args:
+        config_path: An explicit ``--config`` file; it must exist.
+        env: Environment to read, defaulting to ``os.environ`` (tests pass their own).
+        cwd: Folder searched for ``insightloom.yaml``; defaults to the current directory.
+
+    Raises:
+        ConfigError: The file is missing, is not YAML, or holds unknown keys or values.
+    """
+    env = dict(os.environ if env is None else env)
+    cwd = cwd or Path.cwd()
+    path = config_path or (Path(env["INSIGHTLOOM_CONFIG"]) if env.get("INSIGHTLOOM_CONFIG") else None)
+    if path is None and (cwd / "insightloom.yaml").is_file():
+        path = cwd / "insightloom.yaml"
+    if path is not None:
+        if not path.is_file():
+            raise ConfigError(f"Config file {path} does not exist.", "pass an existing file to --config.")
+        try:
+            raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"Config file {path} is not valid YAML: {exc}.", "fix the YAML syntax.") from exc
+        if not isinstance(raw, dict):
+            raise ConfigError(f"Config file {path} must hold a mapping at the top.", "see README, Configuration.")
+        settings = _from_mapping(raw, str(path))
+    else:
+        settings = Settings()
+    if env.get("INSIGHTLOOM_PROVIDER"):
+        settings = settings.with_provider(env["INSIGHTLOOM_PROVIDER"])
+    if env.get("INSIGHTLOOM_ARTIFACTS"):
+        settings.artifacts = Path(env["INSIGHTLOOM_ARTIFACTS"]).expanduser()
+    if env.get("INSIGHTLOOM_MAX_FILE_MB"):
+        try:
+            settings.max_file_mb = float(env["INSIGHTLOOM_MAX_FILE_MB"])
+        except ValueError as exc:
+            raise ConfigError("INSIGHTLOOM_MAX_FILE_MB must be a number.", "e.g. INSIGHTLOOM_MAX_FILE_MB=200") from exc
+    return settings
+
+
+def aws_credentials_present(env: dict[str, str] | None = None, home: Path | None = None) -> bool:
+    """Whether AWS credentials are configured, from env vars and the shared files alone.
+
+    Never runs boto3's credential chain: that chain probes the instance-metadata and container endpoints, which are
+    slow to time out and are off-loopback traffic.
+    """
+    env = dict(os.environ if env is None else env)
+    if env.get("AWS_ACCESS_KEY_ID") and env.get("AWS_SECRET_ACCESS_KEY"):
+        return True
+    if env.get("AWS_WEB_IDENTITY_TOKEN_FILE") and env.get("AWS_ROLE_ARN"):
+        return True
+    home = home or Path.home()
+    files = [
+        Path(env.get("AWS_SHARED_CREDENTIALS_FILE", home / ".aws" / "credentials")),
+        Path(env.get("AWS_CONFIG_FILE", home / ".aws" / "config")),
+    ]
+    keys = ("aws_access_key_id", "credential_process", "sso_session", "sso_start_url", "role_arn")
+    for path in files:
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        if any(line.strip().lower().startswith(keys) for line in text.splitlines()):
+            return True
+    return False
+
+
+def resolve_auto_provider(settings: Settings, env: dict[str, str] | None = None) -> tuple[Settings, str | None]:
+    """Replace ``auto`` by ``bedrock`` or ``offline``.
+
+    Returns:
+        The resolved settings and a one-line banner to show when falling back to offline, else None.
+    """
+    if all(settings.spec(role).provider != "auto" for role in ROLES):
+        return settings, None
+    chosen = "bedrock" if aws_credentials_present(env) else "offline"
+    agents = {
+        role: dataclasses.replace(spec, provider=chosen) if settings.spec(role).provider == "auto" else settings.spec(role)
+        for role, spec in settings.agents.items()
+    }
+    resolved = dataclasses.replace(settings, agents=agents, provider=chosen)
+    banner = None
+    if chosen == "offline":
+        banner = (
+            "No AWS credentials found: running with the deterministic offline model. "
+            "To use Bedrock, configure AWS credentials or pass --provider bedrock."
+        )
+    return resolved, banner

@@ -1,0 +1,71 @@
+"""The one exception tree of insightloom.
+
+Every error carries the fix to show the user and the CLI exit code it maps to::
+
+    InsightloomError                 exit 1
+    ├── BadInputError                exit 2  (missing/empty/unreadable file, bad option, path escape)
+    │   └── UnknownSkillError
+    ├── ConfigError                  exit 2  (bad config file, missing credentials, missing extra)
+    ├── ModelError                   exit 1  (provider call failed)
+    ├── ExecutionError               exit 1  (script runner failed to start)
+    ├── ValidationError              exit 1  (bad calculation metadata, bad check)
+    ├── RenderRefused                exit 1  (report references a value that is not verified)
+    └── BudgetExceeded               exit 1  (a per-job ceiling was reached)
+"""
+
+from __future__ import annotations
+
+
+class InsightloomError(Exception):
+    """Base of every insightloom error.
+
+    Args:
+        message: What went wrong, naming the file, field or row.
+        fix: What the user should do about it.
+    """
+
+    exit_code = 1
+
+    def __init__(self, message: str, fix: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.fix = fix
+
+    def __str__(self) -> str:
+        return f"{self.message} Fix: {self.fix}" if self.fix else self.message
+
+
+class BadInputError(InsightloomError):
+    """Input the user gave cannot be used as it is."""
+
+    exit_code = 2
+
+
+class UnknownSkillError(BadInputError):
+    """A skill name that no skills folder provides, or that is not a valid name."""
+
+
+class ConfigError(InsightloomError):
+    """Configuration, credentials or optional dependencies are missing or wrong."""
+
+    exit_code = 2
+
+
+class ModelError(InsightloomError):
+    """A model provider call failed."""
+
+
+class ExecutionError(InsightloomError):
+    """The script runner could not run a script."""
+
+
+class ValidationError(InsightloomError):
+    """Calculation metadata or a check is malformed."""
+
+
+class RenderRefused(InsightloomError):
+    """The report references a calculation that may not be printed."""
+
+
+class BudgetExceeded(InsightloomError):
+    """A per-job ceiling (calls, tokens, cost, wall time) was reached."""

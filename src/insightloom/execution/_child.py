@@ -1,0 +1,184 @@
+"""The forked child's side of a run: confine, set limits, run the script as ``__main__``.
+
+Stdlib only (the cold runner executes ``_sandbox.py`` as a plain file, which imports this module as a sibling).
+Order matters: output is redirected and inherited descriptors closed first, then cwd/env/sys.path are set, then
+confinement (network namespace, Landlock) and rlimits, and only then does script code run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import sys
+import traceback
+
+try:
+    from . import _kernel as kernel
+except ImportError:  # executed via the cold runner's file entry point: siblings are on sys.path[0]
+    import _kernel as kernel  # type: ignore[no-redef]
+
+_EXEC_DIR = os.path.dirname(os.path.abspath(__file__))
+CPU_LIMIT_EXIT = 152
+
+
+def _reset_signals() -> None:
+    """Give the script the signal dispositions a fresh interpreter would have."""
+    for sig in (signal.SIGCHLD, signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2, signal.SIGALRM):
+        signal.signal(sig, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+
+
+def _on_cpu_limit(signum: int, frame: object) -> None:
+    # As pid 1 of a pid namespace the default SIGXCPU action is ignored, so end the run ourselves.
+    os.write(2, b"\nCPU time limit exceeded\n")
+    os._exit(CPU_LIMIT_EXIT)
+
+
+def _set_rlimits(limits: dict) -> None:
+    import resource
+
+    mb = 1024 * 1024
+    cpu = max(int(limits["cpu_s"]), 1)
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 2))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (int(limits["file_size_mb"] * mb),) * 2)
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_AS, (int(limits["memory_mb"] * mb),) * 2)
+
+
+def _redirect_stdio(out_w: int, err_w: int, status_w: int) -> None:
+    """Point fds 0/1/2 at /dev/null and our pipes, keep the status pipe as fd 3, close everything else."""
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.dup2(out_w, 1)
+    os.dup2(err_w, 2)
+    if status_w != 3:
+        os.dup2(status_w, 3)
+    os.closerange(4, 65536)  # listening socket, server stdin, pipes, log files: none may leak into the script
+    sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115 - lives as long as the process
+    sys.stdout = open(1, "w", encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
+    sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", buffering=1, closefd=False)  # noqa: SIM115
+
+
+def _prepare_environment(spec: dict) -> None:
+    """cwd, environment and sys.path exactly as documented for analysis scripts."""
+    job_dir, code_dir, run_dir = spec["job_dir"], spec["code_dir"], spec["run_dir"]
+    tmp_dir = os.path.join(run_dir, "tmp")
+    mpl_dir = os.path.join(run_dir, "mpl")
+    os.makedirs(tmp_dir, exist_ok=True)
+    os.makedirs(mpl_dir, exist_ok=True)
+    os.chdir(job_dir)
+    extra = [code_dir, *spec.get("extra_sys_path", [])]
+    env = os.environ
+    env["INSIGHTLOOM_JOB_DIR"] = job_dir
+    env["MPLBACKEND"] = "Agg"
+    env["TMPDIR"] = tmp_dir
+    env["MPLCONFIGDIR"] = mpl_dir
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env["PYTHONPATH"] = os.pathsep.join(extra)
+    for key in [k for k in env if k.startswith("INSIGHTLOOM_RUNNER_")]:
+        del env[key]
+    import tempfile
+
+    tempfile.tempdir = None  # recompute from TMPDIR on first use
+    keep = [p for p in sys.path if p and os.path.abspath(p) not in (_EXEC_DIR, os.path.abspath(os.sep))]
+    keep = [p for p in keep if os.path.abspath(p) != os.path.abspath(spec.get("server_cwd", "/nonexistent"))]
+    sys.path[:] = extra + [p for p in keep if p not in extra]
+    sys.argv = [spec["script"]]
+    sys.dont_write_bytecode = True
+    _seed_mpl_cache(spec.get("mpl_cache"), mpl_dir)
+
+
+def _seed_mpl_cache(src: str | None, dest: str) -> None:
+    """Copy matplotlib's font list so a cold script does not rebuild it (it cannot write the shared cache)."""
+    if not src or "matplotlib" in sys.modules or not os.path.isdir(src):
+        return
+    import shutil
+
+    for name in os.listdir(src):
+        if name.startswith("fontlist") and name.endswith(".json"):
+            shutil.copyfile(os.path.join(src, name), os.path.join(dest, name))
+
+
+def _reset_inherited_state() -> None:
+    """Undo what a fork from the warm server would otherwise share between scripts."""
+    random_mod = sys.modules.get("random")
+    if random_mod is not None:
+        random_mod.seed()
+    numpy = sys.modules.get("numpy")
+    if numpy is not None:
+        numpy.random.seed()  # legacy global RandomState would repeat the server's sequence in every child
+    if "matplotlib.pyplot" in sys.modules:
+        sys.modules["matplotlib.pyplot"].close("all")
+    logging_mod = sys.modules.get("logging")
+    if logging_mod is not None:
+        logging_mod.root.handlers.clear()
+        logging_mod.root.setLevel(logging_mod.WARNING)
+
+
+def _confine(spec: dict) -> list[str]:
+    """Network namespace, then Landlock (writes only in the job and run folders); return what is missing."""
+    notes = []
+    isolate = spec["isolate"]
+    if isolate.get("network", True):
+        error = kernel.unshare(kernel.CLONE_NEWNET)
+        if error:
+            notes.append(f"network namespace: {error}")
+    if isolate.get("filesystem", True) or isolate.get("network", True):
+        writable = [spec["job_dir"], spec["run_dir"]] if isolate.get("filesystem", True) else ["/"]
+        _features, error = kernel.landlock_confine(writable, deny_tcp=isolate.get("network", True), scope=True)
+        if error:
+            notes.append(f"landlock: {error}")
+    return notes
+
+
+def run_child(spec: dict, out_w: int, err_w: int, status_w: int) -> int:
+    """Body of the forked child: set up, run the script as __main__, return its exit code."""
+    os.setsid()
+    _redirect_stdio(out_w, err_w, status_w)
+    _reset_signals()
+    signal.signal(signal.SIGXCPU, _on_cpu_limit)
+    _prepare_environment(spec)
+    _reset_inherited_state()
+    notes = _confine(spec)
+    _set_rlimits(spec["limits"])
+    # Report confinement before any script code runs, then close the channel so the script cannot use it.
+    os.write(3, json.dumps(notes).encode())
+    os.close(3)
+    import runpy
+
+    try:
+        runpy.run_path(spec["script"], run_name="__main__")
+        code = 0
+    except SystemExit as exc:
+        code = _exit_code(exc.code)
+    except BaseException:  # noqa: BLE001 - report every script failure as a traceback, like python would
+        traceback.print_exc()
+        code = 1
+    _finish_threads()
+    return code
+
+
+def _exit_code(value: object) -> int:
+    if value is None:
+        return 0
+    if isinstance(value, int):
+        return value & 0xFF
+    print(value, file=sys.stderr)
+    return 1
+
+
+def _finish_threads() -> None:
+    """Wait for non-daemon threads and flush, as interpreter shutdown would."""
+    try:
+        import threading
+
+        threading._shutdown()  # type: ignore[attr-defined]
+    except Exception:  # noqa: BLE001 - shutdown is best effort; the supervisor still cleans up
+        pass
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()

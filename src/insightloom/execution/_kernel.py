@@ -1,0 +1,165 @@
+"""Thin ctypes wrappers over the Linux calls the sandbox needs.
+
+Why ctypes: Python 3.11 has no ``os.unshare`` and no Landlock bindings, and this module must stay stdlib-only
+because the cold runner executes ``_sandbox.py`` as a plain file in a fresh interpreter (no package imports).
+Every function returns ``None`` on success or a short human reason on failure, so callers can report what is
+missing instead of pretending.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWPID = 0x20000000
+CLONE_NEWNET = 0x40000000
+
+PR_SET_CHILD_SUBREAPER = 36
+PR_SET_NO_NEW_PRIVS = 38
+
+# Landlock syscalls share one number on every architecture we care about (x86_64, aarch64).
+_SYS_LANDLOCK_CREATE_RULESET = 444
+_SYS_LANDLOCK_ADD_RULE = 445
+_SYS_LANDLOCK_RESTRICT_SELF = 446
+_LANDLOCK_CREATE_RULESET_VERSION = 1
+_LANDLOCK_RULE_PATH_BENEATH = 1
+
+# Filesystem rights that modify something; reads and execution are never "handled", so they stay allowed.
+_FS_WRITE_FILE = 1 << 1
+_FS_WRITE_V1 = sum(1 << bit for bit in (1, 4, 5, 6, 7, 8, 9, 10, 11, 12))  # write, remove, make-*
+_FS_REFER = 1 << 13  # ABI 2: rename/link across directories
+_FS_TRUNCATE = 1 << 14  # ABI 3
+_NET_BIND_TCP = 1 << 0  # ABI 4
+_NET_CONNECT_TCP = 1 << 1
+_SCOPE_ABSTRACT_UNIX = 1 << 0  # ABI 6
+_SCOPE_SIGNAL = 1 << 1
+
+# Device files that ordinary programs open for writing (e.g. ``> /dev/null``).
+_WRITABLE_DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty")
+
+_libc_handle: ctypes.CDLL | None = None
+
+
+class _RulesetAttr(ctypes.Structure):
+    _fields_ = [
+        ("handled_access_fs", ctypes.c_uint64),
+        ("handled_access_net", ctypes.c_uint64),
+        ("scoped", ctypes.c_uint64),
+    ]
+
+
+class _PathBeneathAttr(ctypes.Structure):
+    _pack_ = 1
+    _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+
+def _libc() -> ctypes.CDLL:
+    """Load libc once; ``use_errno`` so failures can be explained."""
+    global _libc_handle
+    if _libc_handle is None:
+        _libc_handle = ctypes.CDLL(None, use_errno=True)
+        _libc_handle.syscall.restype = ctypes.c_long
+    return _libc_handle
+
+
+def _errno_text() -> str:
+    err = ctypes.get_errno()
+    return f"{os.strerror(err)} (errno {err})"
+
+
+def unshare(flags: int) -> str | None:
+    """Move the calling process into new namespaces (``unshare(2)``).
+
+    Returns:
+        None on success, otherwise why it failed (typically EPERM without CAP_SYS_ADMIN).
+    """
+    if _libc().unshare(ctypes.c_int(flags)) != 0:
+        return _errno_text()
+    return None
+
+
+def set_child_subreaper() -> str | None:
+    """Make orphaned descendants (``setsid`` + double fork daemons) re-parent to this process, not to init."""
+    if _libc().prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+        return _errno_text()
+    return None
+
+
+def landlock_abi() -> int:
+    """Return the kernel's Landlock ABI version, 0 when Landlock is absent or disabled."""
+    try:
+        version = _libc().syscall(
+            _SYS_LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0), _LANDLOCK_CREATE_RULESET_VERSION
+        )
+    except (AttributeError, OSError):
+        return 0
+    return int(version) if version > 0 else 0
+
+
+def _fs_write_rights(abi: int) -> int:
+    rights = _FS_WRITE_V1
+    if abi >= 2:
+        rights |= _FS_REFER
+    if abi >= 3:
+        rights |= _FS_TRUNCATE
+    return rights
+
+
+def landlock_confine(writable_dirs: list[str], *, deny_tcp: bool, scope: bool) -> tuple[list[str], str | None]:
+    """Restrict this process and its future children with Landlock.
+
+    Writes are allowed only beneath ``writable_dirs`` (plus writing to a few device files). Reads stay allowed
+    everywhere so pandas, fonts and site-packages keep working. Optionally all TCP bind/connect is denied (the
+    network fallback when no network namespace is possible) and signals/abstract sockets are scoped to the domain
+    so a script cannot signal its supervisor or another job's processes.
+
+    Returns:
+        (features enabled, error or None). Nothing is restricted when an error is returned.
+    """
+    abi = landlock_abi()
+    if abi < 1:
+        return [], "Landlock is not available in this kernel"
+    fs_rights = _fs_write_rights(abi)
+    attr = _RulesetAttr(handled_access_fs=fs_rights)
+    features = ["fs-writes"]
+    if deny_tcp and abi >= 4:
+        attr.handled_access_net = _NET_BIND_TCP | _NET_CONNECT_TCP
+        features.append("tcp-deny")
+    if scope and abi >= 6:
+        attr.scoped = _SCOPE_SIGNAL | _SCOPE_ABSTRACT_UNIX
+        features.append("signal-scope")
+    libc = _libc()
+    ruleset_fd = libc.syscall(_SYS_LANDLOCK_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(ctypes.sizeof(attr)), 0)
+    if ruleset_fd < 0:
+        return [], f"landlock_create_ruleset failed: {_errno_text()}"
+    try:
+        file_rights = _FS_WRITE_FILE | (_FS_TRUNCATE if abi >= 3 else 0)
+        rules = [(path, fs_rights) for path in writable_dirs] + [(dev, file_rights) for dev in _WRITABLE_DEVICES]
+        for path, rights in rules:
+            error = _add_path_rule(int(ruleset_fd), path, rights)
+            if error and path in writable_dirs:
+                return [], error
+        if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+            return [], f"PR_SET_NO_NEW_PRIVS failed: {_errno_text()}"
+        if libc.syscall(_SYS_LANDLOCK_RESTRICT_SELF, ctypes.c_int(int(ruleset_fd)), 0) != 0:
+            return [], f"landlock_restrict_self failed: {_errno_text()}"
+    finally:
+        os.close(int(ruleset_fd))
+    return features, None
+
+
+def _add_path_rule(ruleset_fd: int, path: str, rights: int) -> str | None:
+    """Allow ``rights`` beneath ``path``; a missing optional device is not an error worth stopping for."""
+    try:
+        fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+    except OSError as exc:
+        return f"cannot open {path} for a Landlock rule: {exc.strerror}"
+    try:
+        rule = _PathBeneathAttr(allowed_access=rights, parent_fd=fd)
+        if _libc().syscall(_SYS_LANDLOCK_ADD_RULE, ctypes.c_int(ruleset_fd), _LANDLOCK_RULE_PATH_BENEATH,
+                           ctypes.byref(rule), 0) != 0:
+            return f"landlock_add_rule({path}) failed: {_errno_text()}"
+    finally:
+        os.close(fd)
+    return None

@@ -1,0 +1,175 @@
+"""Host-side plumbing shared by the warm and the cold runner: environment, spec, result classification.
+
+Both runners hold no job state: every call names its script and job folder, so one warm server serves many jobs
+running in threads of one host process. The host never changes its own cwd or matplotlib state; all of that
+happens in child processes (see ``_sandbox``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import re
+import signal
+import threading
+from pathlib import Path
+from typing import Protocol
+
+import insightloom
+from insightloom.execution.limits import Limits, RunResult, human_mb, human_seconds
+
+logger = logging.getLogger(__name__)
+
+#: Extra seconds the host waits beyond the timeout before it kills a supervisor that stopped answering.
+HOST_GRACE_S = 15.0
+_SIGXCPU_EXIT = 152
+# Pin thread pools before the heavy imports: forking a process with live BLAS/jemalloc threads is unsafe, and
+# many concurrent jobs on a small machine are better served by one thread per script.
+_THREAD_PINS = {
+    "OPENBLAS_NUM_THREADS": "1",
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "NUMEXPR_NUM_THREADS": "1",
+    "VECLIB_MAXIMUM_THREADS": "1",
+    "JE_ARROW_MALLOC_CONF": "background_thread:false",
+    "MPLBACKEND": "Agg",
+    "PYTHONDONTWRITEBYTECODE": "1",
+}
+_SECRET_NAME = re.compile(r"SECRET|TOKEN|PASSWORD|PASSWD|CREDENTIAL|API_KEY|ACCESS_KEY|PRIVATE_KEY|^AWS_", re.I)
+_warned: set[str] = set()
+_warn_lock = threading.Lock()
+
+
+class ScriptRunner(Protocol):
+    """Anything that can run one script for one job under limits."""
+
+    def run(self, script: Path, job_dir: Path, limits: Limits) -> RunResult: ...
+
+
+def warn_once(message: str) -> None:
+    """Log an isolation gap or a fallback once per process, not once per script."""
+    with _warn_lock:
+        if message in _warned:
+            return
+        _warned.add(message)
+    logger.warning(message)
+
+
+def src_dir() -> str:
+    """The folder that holds the ``insightloom`` package, so children can import it even when not installed."""
+    return str(Path(insightloom.__file__).resolve().parent.parent)
+
+
+def child_env() -> dict[str, str]:
+    """Environment for runner processes: the host's, minus credentials, plus thread pins and PYTHONPATH."""
+    env = {k: v for k, v in os.environ.items() if not _SECRET_NAME.search(k)}
+    env.update(_THREAD_PINS)
+    paths = [src_dir()] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+    env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
+    return env
+
+
+def default_isolation() -> dict[str, bool]:
+    return {"network": True, "filesystem": True, "pidns": True}
+
+
+def snapshot(job_dir: Path) -> set[str]:
+    """Relative paths of the files in the job folder (bytecode caches excluded)."""
+    found: set[str] = set()
+    for root, dirs, files in os.walk(job_dir):
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        rel_root = Path(root).relative_to(job_dir)
+        found.update((rel_root / name).as_posix() for name in files)
+    return found
+
+
+def build_spec(script: Path, job_dir: Path, limits: Limits, run_dir: str, isolate: dict, **extra: object) -> dict:
+    job = Path(job_dir).resolve()
+    return {
+        "script": str(script),
+        "job_dir": str(job),
+        "code_dir": str(job / "code"),
+        "run_dir": run_dir,
+        "limits": limits.as_spec(),
+        "extra_sys_path": [src_dir()],
+        "isolate": dict(isolate),
+        **extra,
+    }
+
+
+def kill_leftovers(run_dir: str) -> None:
+    """Host-side last resort: kill the supervisor and the script by the pids they recorded."""
+    for name in ("child.pid", "supervisor.pid"):
+        try:
+            pid = int(Path(run_dir, name).read_text())
+        except (OSError, ValueError):
+            continue
+        for kill in (os.killpg, os.kill):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                kill(pid, signal.SIGKILL)
+
+
+def _stream_text(part: dict) -> str:
+    if part["cut_bytes"]:
+        return f"{part['head']}\n... [{part['cut_bytes']:,} bytes cut by the runner] ...\n{part['tail']}"
+    return part["head"] + part["tail"]
+
+
+def classify(raw: dict, limits: Limits) -> tuple[str, str | None]:
+    """Turn what the supervisor saw into a status and a short human reason."""
+    if raw.get("runner_error"):
+        last = raw["runner_error"].strip().splitlines()[-1:] or ["unknown error"]
+        return "runner_error", f"the script runner failed: {last[0]}"
+    code = raw["exit_code"]
+    err = raw["stderr"]["head"] + raw["stderr"]["tail"]
+    if raw.get("timed_out"):
+        return "timeout", f"killed after {human_seconds(limits.timeout_s)} timeout"
+    if code in (_SIGXCPU_EXIT, -signal.SIGXCPU) or (code == -signal.SIGKILL and raw["cpu_s"] >= limits.cpu_s - 0.5):
+        return "cpu", f"exceeded the {human_seconds(limits.cpu_s)} CPU-time limit"
+    if code != 0 and "MemoryError" in err:
+        return "memory", f"exceeded {human_mb(limits.memory_mb)} memory"
+    if code != 0 and ("File too large" in err or code == -signal.SIGXFSZ):
+        return "file_size", f"tried to write a file over the {human_mb(limits.file_size_mb)} file-size limit"
+    if code == -signal.SIGKILL:
+        return "killed", "killed by SIGKILL (possibly out of memory)"
+    if code < 0:
+        return "killed", f"terminated by signal {signal.Signals(-code).name}"
+    if code != 0:
+        return "error", None
+    if raw["stdout"]["cut_bytes"] or raw["stderr"]["cut_bytes"]:
+        return "output_cut", None
+    return "ok", None
+
+
+def to_result(raw: dict, limits: Limits, *, duration_s: float, new_files: list[str], runner: str) -> RunResult:
+    """Build the public result from the supervisor's report; log isolation gaps once."""
+    for note in raw.get("notes", []):
+        warn_once(f"script isolation missing: {note}")
+    status, reason = classify(raw, limits)
+    empty = {"head": "", "tail": "", "cut_bytes": 0, "total_bytes": 0}
+    out, err = raw.get("stdout", empty), raw.get("stderr", empty)
+    if status == "runner_error":
+        err = {**empty, "head": raw["runner_error"][-4000:]}
+    return RunResult(
+        exit_code=raw.get("exit_code"),
+        status=status,
+        duration_s=round(duration_s, 4),
+        stdout=_stream_text(out),
+        stderr=_stream_text(err),
+        cut_chars=out["cut_bytes"] + err["cut_bytes"],
+        new_files=new_files,
+        killed_reason=reason,
+        runner=runner,
+        cpu_s=float(raw.get("cpu_s", 0.0)),
+        notes=list(raw.get("notes", [])),
+        output_chars=limits.output_chars,
+    )
+
+
+def host_killed(limits: Limits, why: str) -> dict:
+    """A supervisor report written by the host when the supervisor itself did not answer."""
+    empty = {"head": "", "tail": "", "cut_bytes": 0, "total_bytes": 0}
+    return {"exit_code": -signal.SIGKILL, "timed_out": why == "timeout", "cpu_s": 0.0, "stdout": empty,
+            "stderr": {**empty, "head": f"[runner] {why}: the supervisor did not answer; killed by the host"},
+            "notes": []}

@@ -1,0 +1,158 @@
+"""Intake: copy inputs into the job, parse each table once to Parquet, and write the data profile.
+
+Everything after intake reads ``cache/<view>.parquet`` (pandas in scripts, DuckDB in checks) and
+``cache/profile.json`` (prompts), never the raw files, so parsing decisions are made exactly once, here.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+import pandas as pd
+
+from insightloom.errors import BadInputError
+from insightloom.intake.coerce import coerce_column
+from insightloom.intake.coldefs import load_column_definitions
+from insightloom.intake.inputs import COLUMNS_FILE_NAME, XLSX_SUFFIXES, check_file, copy_into
+from insightloom.intake.naming import FIRST_INPUT_ALIAS, view_name
+from insightloom.intake.profile import DataProfile, TableProfile, profile_column
+from insightloom.intake.readers import RawTable, read_csv, read_xlsx
+from insightloom.intake.roles import classify, detect_language, unit_for
+
+logger = logging.getLogger(__name__)
+
+PROFILE_FILE = "profile.json"
+_LANGUAGE_SAMPLE = 50
+
+
+def ingest(
+    inputs: list[Path],
+    job_dir: Path,
+    *,
+    columns_file: Path | None = None,
+    max_file_mb: float = 200.0,
+) -> DataProfile:
+    """Copy inputs into ``<job>/data/``, cache each table as Parquet, and write ``<job>/cache/profile.json``.
+
+    Args:
+        inputs: Data files (CSV/TSV/XLSX) in the order given; the first one gets the ``data`` alias.
+        job_dir: The job folder.
+        columns_file: Optional ``column_definitions.json`` (units and descriptions per column).
+        max_file_mb: Largest accepted input, in MB (setting ``max_file_mb``, env ``INSIGHTLOOM_MAX_FILE_MB``).
+
+    Returns:
+        The profile that was written.
+
+    Raises:
+        BadInputError: A file is missing, empty, header-only, binary, too large, of an unsupported type or
+            malformed, or the column definitions are invalid. The message names the file (and row or field).
+    """
+    if not inputs:
+        raise BadInputError("No data files were given.", fix="Pass one or more .csv/.xlsx files or a folder.")
+    paths = [Path(p) for p in inputs]
+    for path in paths:  # vet everything before copying anything
+        check_file(path, max_file_mb)
+    definitions = load_column_definitions(Path(columns_file)) if columns_file is not None else {}
+    job_dir = Path(job_dir)
+    data_dir, cache_dir = job_dir / "data", job_dir / "cache"
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    copied: set[str] = {COLUMNS_FILE_NAME}
+    if columns_file is not None:
+        _copy_columns_file(Path(columns_file), data_dir)
+
+    tables: list[TableProfile] = []
+    texts: list[str] = []  # headers and category values, to tell the report language
+    aliases: dict[str, str] = {}
+    taken: set[str] = set()
+    for index, src in enumerate(paths):
+        copy = copy_into(src, data_dir, copied)
+        raws = read_xlsx(copy) if copy.suffix.lower() in XLSX_SUFFIXES else [read_csv(copy)]
+        views = _name_views(copy, raws, taken, aliases)
+        for raw, view in zip(raws, views, strict=True):
+            tables.append(_cache_table(raw, view, copy.name, cache_dir, definitions, texts))
+        if index == 0 and views[0] != FIRST_INPUT_ALIAS:
+            aliases[FIRST_INPUT_ALIAS] = views[0]
+            taken.add(FIRST_INPUT_ALIAS)
+    _warn_unused_definitions(definitions, tables)
+    profile = DataProfile(tables=tables, aliases=aliases, language=detect_language(texts))
+    _write_atomic(cache_dir / PROFILE_FILE, profile.to_json())
+    logger.info("intake done: %d table(s), language %s", len(tables), profile.language)
+    return profile
+
+
+def _copy_columns_file(src: Path, data_dir: Path) -> None:
+    data_dir.mkdir(parents=True, exist_ok=True)
+    dest = data_dir / COLUMNS_FILE_NAME
+    if not (dest.exists() and dest.resolve() == src.resolve()):
+        dest.write_bytes(src.read_bytes())
+
+
+def _name_views(copy: Path, raws: list[RawTable], taken: set[str], aliases: dict[str, str]) -> list[str]:
+    """Assign view names: the stem for a CSV; ``<stem>_<sheet>`` per sheet plus a ``<stem>`` alias for XLSX."""
+    if raws[0].sheet is None:
+        view = view_name(copy.stem, taken)
+        taken.add(view)
+        return [view]
+    views = []
+    for raw in raws:
+        view = view_name(f"{copy.stem}_{raw.sheet}", taken)
+        taken.add(view)
+        views.append(view)
+    alias = view_name(copy.stem, taken)
+    taken.add(alias)
+    aliases[alias] = views[0]
+    return views
+
+
+def _cache_table(
+    raw: RawTable, view: str, file_name: str, cache_dir: Path, definitions: dict[str, str], texts: list[str]
+) -> TableProfile:
+    """Type every column, write the Parquet once, and profile the typed columns.
+
+    Appends the header and the distinct category values to ``texts`` (for language detection).
+    """
+    decimal_comma = raw.delimiter == ";"
+    typed: dict[str, pd.Series] = {}
+    hints: dict[str, str | None] = {}
+    for name in raw.frame.columns:
+        result = coerce_column(raw.frame[name], str(name), decimal_comma=decimal_comma)
+        typed[str(name)] = result.series
+        hints[str(name)] = result.unit_hint
+    frame = pd.DataFrame(typed)
+    parquet = cache_dir / f"{view}.parquet"
+    tmp = parquet.with_suffix(".parquet.tmp")
+    frame.to_parquet(tmp, index=False, engine="pyarrow")
+    os.replace(tmp, parquet)
+    columns = []
+    for name, series in typed.items():
+        desc = definitions.get(name)
+        role = classify(name, series, desc, unit_hint=hints[name])
+        unit = unit_for(name, series, role, desc, hints[name])
+        columns.append(profile_column(name, series, role, unit=unit, description=desc))
+        texts.append(name)
+        if role == "category":
+            texts.extend(str(v) for v in series.dropna().unique()[:_LANGUAGE_SAMPLE])
+    logger.info("cached %s -> %s (%d rows)", file_name, parquet.name, len(frame))
+    return TableProfile(
+        view=view,
+        file=file_name,
+        sheet=raw.sheet,
+        parquet=f"cache/{parquet.name}",
+        rows=len(frame),
+        columns=columns,
+    )
+
+
+def _warn_unused_definitions(definitions: dict[str, str], tables: list[TableProfile]) -> None:
+    names = {c.name for t in tables for c in t.columns}
+    unused = sorted(set(definitions) - names)
+    if unused:
+        logger.warning("column definitions name columns not in the data: %s", ", ".join(unused))
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)

@@ -1,0 +1,281 @@
+"""Read CSV and XLSX files into raw, untyped tables with clean, unique column names.
+
+Reading and typing are separate steps: readers only decode bytes, split cells and build the header; ``coerce``
+decides types. Every failure names the file (and the row, when the parser reports one) and the fix.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+import logging
+import re
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from insightloom.errors import BadInputError
+
+logger = logging.getLogger(__name__)
+
+ENCODINGS = ("utf-8-sig", "cp949", "latin-1")  # utf-8-sig also reads plain UTF-8
+_DELIMITERS = ",;\t|"
+_NA_VALUES = ["", "NA", "N/A", "n/a", "NaN", "nan", "NULL", "null", "None", "#N/A"]
+_SNIFF_CHARS = 64 * 1024
+_MAX_HEADER_ROWS = 5
+_BODY_SAMPLE = 200
+_LINE_RE = re.compile(r"(?:line|row) (\d+)")
+
+
+@dataclass
+class RawTable:
+    """One table as read: cells not yet typed, plus how it was read (for logs and the profile)."""
+
+    frame: pd.DataFrame
+    sheet: str | None = None
+    encoding: str | None = None
+    delimiter: str | None = None
+    header_rows: int = 1
+
+
+# ---------------------------------------------------------------------------------------------------------- CSV
+
+
+def read_csv(path: Path) -> RawTable:
+    """Decode, sniff the delimiter and split a CSV; the first row is the header.
+
+    Raises:
+        BadInputError: Empty, header-only or malformed file (naming the line pandas reports).
+    """
+    text, encoding = decode_text(path)
+    if not text.strip():
+        raise BadInputError(f"{path}: file has no content (only whitespace).", fix="Export the data again.")
+    delimiter = "\t" if path.suffix.lower() == ".tsv" else sniff_delimiter(text[:_SNIFF_CHARS])
+    try:
+        frame = pd.read_csv(
+            io.StringIO(text),
+            sep=delimiter,
+            header=None,
+            dtype=str,
+            keep_default_na=False,
+            na_values=_NA_VALUES,
+            skip_blank_lines=True,
+            engine="c",
+        )
+    except pd.errors.EmptyDataError as exc:
+        raise BadInputError(f"{path}: file has no rows.", fix="Export the data again with a header row.") from exc
+    except pd.errors.ParserError as exc:
+        raise BadInputError(_malformed_message(path, str(exc), delimiter), fix=_malformed_fix(delimiter)) from exc
+    if len(frame) < 2:
+        raise BadInputError(
+            f"{path}: has a header row but no data rows.", fix="Export the data again including its rows."
+        )
+    header = [_clean_label(v) for v in frame.iloc[0].tolist()]
+    body = frame.iloc[1:].reset_index(drop=True)
+    body.columns = unique_names([h or f"column_{i + 1}" for i, h in enumerate(header)])
+    body = _drop_unnamed_empty(body, header)
+    logger.info("read %s: %d rows, %d columns, encoding %s, delimiter %r", path.name, *body.shape, encoding, delimiter)
+    return RawTable(body, encoding=encoding, delimiter=delimiter)
+
+
+def decode_text(path: Path) -> tuple[str, str]:
+    """Decode with the first encoding that works: UTF-8 (with or without BOM), CP949, then Latin-1."""
+    data = path.read_bytes()
+    for encoding in ENCODINGS:
+        try:
+            return data.decode(encoding), encoding
+        except UnicodeDecodeError:
+            logger.debug("%s is not %s", path.name, encoding)
+    raise BadInputError(f"{path}: unreadable text encoding.", fix="Re-save the file as CSV UTF-8.")  # pragma: no cover
+
+
+def sniff_delimiter(sample: str) -> str:
+    """Guess the delimiter from a sample; fall back to the candidate most frequent in the header, then comma."""
+    lines = sample.splitlines()
+    if len(lines) > 1 and not sample.endswith(("\n", "\r")):
+        lines = lines[:-1]  # the last line of a cut sample is partial
+    head = "\n".join(lines[:50])
+    first = lines[0] if lines else ""
+    try:
+        found = csv.Sniffer().sniff(head, delimiters=_DELIMITERS).delimiter
+        if first.count(found) > 0:
+            return found
+    except csv.Error:
+        logger.debug("csv.Sniffer could not decide; counting candidates in the header")
+    counts = {d: first.count(d) for d in _DELIMITERS}
+    best = max(counts, key=lambda d: counts[d])
+    return best if counts[best] > 0 else ","
+
+
+def _malformed_message(path: Path, detail: str, delimiter: str) -> str:
+    match = _LINE_RE.search(detail)
+    where = f" at line {match.group(1)}" if match else ""
+    reason = detail.split("C error: ")[-1].strip()
+    return f"{path}: malformed CSV{where} (delimiter {delimiter!r}): {reason}."
+
+
+def _malformed_fix(delimiter: str) -> str:
+    return (
+        f"Make every row have the same number of {delimiter!r}-separated fields as the header, and quote cells "
+        'that contain the delimiter or line breaks ("a, b"), or re-export the file.'
+    )
+
+
+def _drop_unnamed_empty(body: pd.DataFrame, header: list[str]) -> pd.DataFrame:
+    """Trailing delimiters create nameless, empty columns; they carry nothing, so drop them."""
+    drop = [body.columns[i] for i, h in enumerate(header) if not h and body.iloc[:, i].isna().all()]
+    return body.drop(columns=drop) if drop else body
+
+
+# --------------------------------------------------------------------------------------------------------- XLSX
+
+
+def read_xlsx(path: Path) -> list[RawTable]:
+    """Read every non-empty worksheet, flattening grouped header rows into unique names.
+
+    Raises:
+        BadInputError: Not a readable workbook, or no sheet has data rows.
+    """
+    import openpyxl
+    from openpyxl.utils.exceptions import InvalidFileException
+
+    try:
+        wb = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    except (zipfile.BadZipFile, InvalidFileException, KeyError, OSError, ValueError) as exc:
+        raise BadInputError(
+            f"{path}: not a readable .xlsx workbook ({exc}).",
+            fix="Open it in Excel or LibreOffice and save it again as .xlsx, or export the sheet as CSV.",
+        ) from exc
+    tables: list[RawTable] = []
+    try:
+        for ws in wb.worksheets:
+            rows = _trim(ws.iter_rows(values_only=True))
+            table = _sheet_table(path, ws.title, rows)
+            if table is not None:
+                tables.append(table)
+    finally:
+        wb.close()
+    if not tables:
+        raise BadInputError(
+            f"{path}: no worksheet has a header row and data rows.", fix="Check that the data is in the workbook."
+        )
+    return tables
+
+
+def _trim(raw_rows: object) -> list[list[object]]:
+    """Normalize cells (strip text, blank -> None), pad rows to one width, drop empty rows and empty right columns."""
+    rows: list[list[object]] = []
+    for raw in raw_rows:  # type: ignore[attr-defined]
+        row = [_clean_cell(v) for v in raw]
+        if any(v is not None for v in row):
+            rows.append(row)
+    width = max((max((i + 1 for i, v in enumerate(r) if v is not None), default=0) for r in rows), default=0)
+    return [(r + [None] * width)[:width] for r in rows]
+
+
+def _clean_cell(v: object) -> object:
+    if isinstance(v, str):
+        v = v.strip()
+        return v or None
+    return v
+
+
+def _sheet_table(path: Path, sheet: str, rows: list[list[object]]) -> RawTable | None:
+    if len(rows) < 2:
+        logger.warning("%s sheet %r has no data rows; skipped", path.name, sheet)
+        return None
+    depth = header_depth(rows)
+    names = flatten_header(rows[:depth])
+    body = rows[depth:]
+    if not body:
+        logger.warning("%s sheet %r has only header rows; skipped", path.name, sheet)
+        return None
+    frame = pd.DataFrame(body, columns=names, dtype=object)
+    logger.info("read %s sheet %r: %d rows, %d columns, %d header row(s)", path.name, sheet, *frame.shape, depth)
+    return RawTable(frame, sheet=sheet, header_rows=depth)
+
+
+def _is_data_like(v: object) -> bool:
+    """A number or date (typed, or as text) is a data cell; a header cell is label text."""
+    if isinstance(v, (int, float, dt.date, dt.datetime)):
+        return True
+    return isinstance(v, str) and bool(re.fullmatch(r"[+-]?[\d.,/:\- %]+", v)) and any(c.isdigit() for c in v)
+
+
+def header_depth(rows: list[list[object]]) -> int:
+    """Count the header rows at the top of a sheet.
+
+    A row is a header row while its cells are label text, it has no number/date where the body has numbers/dates,
+    none of its labels occurs as a value lower in the same column, and (from the second row on) the row above is a
+    grouped-label row, i.e. has blanks. A plain one-row header therefore gives 1; the minimum is 1.
+    """
+    limit = min(_MAX_HEADER_ROWS, len(rows) - 1)
+    depth = 0
+    for i in range(limit):
+        row = rows[i]
+        if i > 0 and all(v is not None for v in rows[i - 1]):
+            break
+        if not _looks_like_header(row, rows[i + 1 : i + 1 + _BODY_SAMPLE]):
+            break
+        depth += 1
+    return max(depth, 1)
+
+
+def _looks_like_header(row: list[object], below: list[list[object]]) -> bool:
+    cells = [(j, v) for j, v in enumerate(row) if v is not None]
+    if not cells:
+        return False
+    if any(_is_data_like(v) for _, v in cells):
+        return False
+    # A label that also appears lower in its column is a value, so this row is already data.
+    return not any(r[j] == v for j, v in cells for r in below)
+
+
+def flatten_header(levels: list[list[object]]) -> list[str]:
+    """Join grouped header rows into unique readable names such as ``Group / Subgroup / Field``.
+
+    Group labels sit in their first cell with blanks to the right, so every level but the last is forward-filled
+    across, stopping where a higher level starts a new label. An empty field header keeps its group path.
+    """
+    depth = len(levels)
+    width = len(levels[0]) if levels else 0
+    filled = [[_clean_label(v) for v in level] for level in levels]
+    for k in range(depth - 1):
+        for j in range(1, width):
+            new_parent = any(filled[p][j] and levels[p][j] is not None for p in range(k))
+            if not filled[k][j] and not new_parent:
+                filled[k][j] = filled[k][j - 1]
+    names = []
+    for j in range(width):
+        parts: list[str] = []
+        for k in range(depth):
+            label = filled[k][j]
+            if label and (not parts or parts[-1] != label):
+                parts.append(label)
+        names.append(" / ".join(parts) or f"column_{j + 1}")
+    return unique_names(names)
+
+
+def _clean_label(v: object) -> str:
+    if v is None or (isinstance(v, float) and pd.isna(v)):
+        return ""
+    if isinstance(v, float) and v.is_integer():
+        v = int(v)
+    return " ".join(str(v).split())
+
+
+def unique_names(names: list[str]) -> list[str]:
+    """Make names unique, case-insensitively (DuckDB identifiers are): repeats become ``Name (2)``, ``Name (3)``."""
+    seen: set[str] = set()
+    out: list[str] = []
+    for name in names:
+        candidate, n = name, 2
+        while candidate.lower() in seen:
+            candidate = f"{name} ({n})"
+            n += 1
+        seen.add(candidate.lower())
+        out.append(candidate)
+    return out

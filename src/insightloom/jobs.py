@@ -1,0 +1,125 @@
+"""The job folder: its layout, ``job.json`` status and atomic JSON writes.
+
+A job never shares mutable state with another: everything it knows lives in its own folder and its own objects.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import secrets
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from .errors import BadInputError
+from .events import EventLog
+from .timeutil import compact_utc, utc_now
+
+logger = logging.getLogger(__name__)
+
+JobStatus = Literal["queued", "running", "awaiting_review", "completed", "needs_review", "failed", "cancelled"]
+SUBFOLDERS = ("data", "cache", "code", "charts", "transcripts")
+
+
+def new_job_id() -> str:
+    """A sortable, unique id: ``YYYYMMDDTHHMMSSZ-<12 hex>``."""
+    return f"{compact_utc()}-{secrets.token_hex(6)}"
+
+
+def write_json(path: Path, data: Any) -> None:
+    """Write JSON atomically (temp file + rename), so a reader never sees half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, ensure_ascii=False, indent=2, default=str)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def read_json(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+@dataclass
+class JobFolder:
+    """One job's folder and its status file.
+
+    Attributes:
+        root: The absolute job folder.
+        id: The job id (also when ``--job-dir`` named the folder).
+    """
+
+    root: Path
+    id: str
+    events: EventLog = field(init=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.events = EventLog(self.root / "events.jsonl", self.id)
+
+    @classmethod
+    def create(cls, artifacts: Path, job_dir: Path | None = None) -> JobFolder:
+        """Make a new job folder under ``artifacts``, or exactly at ``job_dir``.
+
+        Raises:
+            BadInputError: ``job_dir`` exists and is not empty.
+        """
+        job_id = new_job_id()
+        if job_dir is not None:
+            root = job_dir.expanduser().resolve()
+            if root.exists() and (not root.is_dir() or any(root.iterdir())):
+                raise BadInputError(
+                    f"--job-dir {root} already exists and is not empty.",
+                    "pass a new or empty folder, or leave out --job-dir to use the artifacts folder.",
+                )
+        else:
+            root = (artifacts.expanduser() / job_id).resolve()
+        root.mkdir(parents=True, exist_ok=True)
+        for name in SUBFOLDERS:
+            (root / name).mkdir(exist_ok=True)
+        job = cls(root, job_id)
+        now = utc_now()
+        write_json(root / "job.json", {"id": job_id, "status": "queued", "stage": None, "created_at": now, "updated_at": now})
+        return job
+
+    @classmethod
+    def open(cls, root: Path) -> JobFolder:
+        """Open an existing job folder by its ``job.json``."""
+        root = root.expanduser().resolve()
+        path = root / "job.json"
+        if not path.is_file():
+            raise BadInputError(f"{root} is not a job folder (no job.json).", "pass a folder made by `insightloom run`.")
+        return cls(root, read_json(path)["id"])
+
+    def path(self, *parts: str) -> Path:
+        return self.root.joinpath(*parts)
+
+    def status(self) -> dict[str, Any]:
+        return read_json(self.path("job.json"))
+
+    def update(self, *, status: JobStatus | None = None, stage: str | None = None, error: str | None = None) -> None:
+        """Update job.json; the stage event is emitted by the caller that changes stage."""
+        with self._lock:
+            data = self.status()
+            if status is not None:
+                data["status"] = status
+            if stage is not None:
+                data["stage"] = stage
+            if error is not None:
+                data["error"] = error
+            data["updated_at"] = utc_now()
+            write_json(self.path("job.json"), data)
+
+    def set_stage(self, stage: str) -> None:
+        self.update(status="running", stage=stage)
+        self.events.emit("stage", name=stage)
+
+    def write_json(self, name: str, data: Any) -> None:
+        write_json(self.path(name), data)

@@ -1,0 +1,19 @@
+"""Anthropic's own API."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from ..config import AgentModelSpec, Settings
+from ..errors import ConfigError
+from ._optional import import_provider
+
+
+def make_anthropic(spec: AgentModelSpec, settings: Settings) -> Any:
+    module = import_provider("strands.models.anthropic", "anthropic")
+    key = os.environ.get("ANTHROPIC_API_KEY")
+    if not key:
+        raise ConfigError("The anthropic provider needs an API key.", "export ANTHROPIC_API_KEY=...")
+    client_args = {"api_key": key, "timeout": settings.model_timeout_s, "max_retries": settings.model_max_attempts}
+    return module.AnthropicModel(client_args=client_args, model_id=spec.model_id, max_tokens=spec.max_tokens, params=spec.params)

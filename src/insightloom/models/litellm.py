@@ -1,0 +1,18 @@
+"""LiteLLM, for any provider it routes to."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from ..config import AgentModelSpec, Settings
+from ._optional import import_provider
+
+
+def make_litellm(spec: AgentModelSpec, settings: Settings) -> Any:
+    # litellm fetches a cost map over the network at import unless told to use its bundled copy.
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    module = import_provider("strands.models.litellm", "litellm")
+    client_args = {"api_base": spec.base_url} if spec.base_url else {}
+    return module.LiteLLMModel(client_args=client_args, model_id=spec.model_id,
+                               params={"max_tokens": spec.max_tokens, "timeout": settings.model_timeout_s, **spec.params})

@@ -1,0 +1,5 @@
+"""The deterministic offline model provider."""
+
+from .model import OfflineModel
+
+__all__ = ["OfflineModel"]

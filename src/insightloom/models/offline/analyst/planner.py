@@ -1,0 +1,142 @@
+"""The offline Planner: choose analyses from the data profile and write the plan checklist.
+
+The plan format is DESIGN's (``# Plan`` / ``## thought`` / ``## title`` / ``## steps`` / ``### N. Agent: ...``).
+Only the Coder section varies with the data; the Validator, Reporter and Auditor sections hold one fixed item each.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from insightloom.models.offline.analyst import selection
+from insightloom.models.offline.analyst.spec import AnalysisSpec
+
+logger = logging.getLogger(__name__)
+
+SECTION_SUBTITLES = {
+    "en": {"coder": "Data analysis", "validator": "Verification", "reporter": "Report", "auditor": "Audit"},
+    "ko": {"coder": "데이터 분석", "validator": "검증", "reporter": "보고서 작성", "auditor": "감사"},
+}
+SECTION_ITEMS = {
+    "en": {
+        "validator": "Re-run every tracked calculation's check and write citations.json",
+        "reporter": "Write the report in Markdown from all_results.txt, citing every number as a calculation "
+        "reference, and render final_report.docx",
+        "auditor": "Audit the final DOCX for uncited, mismatched, undefined and unused numbers",
+    },
+    "ko": {
+        "validator": "추적된 모든 계산의 check를 다시 실행하고 citations.json 작성",
+        "reporter": "all_results.txt를 바탕으로 모든 수치를 계산 참조로 인용하는 Markdown 보고서를 쓰고 "
+        "final_report.docx로 렌더링",
+        "auditor": "최종 DOCX에서 인용 누락, 값 불일치, 정의되지 않은 참조, 사용되지 않은 계산을 감사",
+    },
+}
+
+
+def _table_specs(table: dict[str, Any], view: str | None, request: str, full: bool) -> list[AnalysisSpec]:
+    specs = [AnalysisSpec("overview", view)]
+    ms = selection.measures(table, request)
+    rates = tuple(selection.rate_defs(table))
+    primary = ms[0] if ms else None
+    if ms:
+        specs.append(AnalysisSpec("kpi", view, measures=tuple(ms[: selection.MAX_KPI_MEASURES]), rates=rates))
+    primary_col = selection.column(table, primary) or {}
+    agg = "count" if primary is None else "sum" if selection.is_additive(primary_col) else "mean"
+    cats = selection.categories(table, request)[: selection.MAX_BREAKDOWNS if full else 1]
+    specs += [AnalysisSpec("breakdown", view, measure=primary, by=cat, agg=agg) for cat in cats]
+    if not full:
+        return specs
+    date = selection.date_column(table)
+    if date:
+        period = selection.period_for(selection.column(table, date))
+        specs.append(AnalysisSpec("trend", view, measure=primary, by=date, agg=agg, period=period))
+    if len(ms) >= 2:
+        specs.append(AnalysisSpec("correlation", view, measures=(ms[0], ms[1])))
+    if primary:
+        specs.append(AnalysisSpec("distribution", view, measure=primary))
+    return specs
+
+
+def plan_analyses(profile: dict[str, Any], request: str = "", language: str = "en") -> list[AnalysisSpec]:
+    """Choose the analyses for a data profile.
+
+    The first input gets the full set (overview, KPIs, 2-3 breakdowns, trend, correlation, distribution); further
+    tables get an overview, KPIs and one breakdown, which keeps multi-file jobs bounded.
+
+    Args:
+        profile: ``DataProfile.to_dict()``.
+        request: The user's request; column names it mentions are preferred.
+        language: Plan language (does not change the choice, only wording elsewhere).
+
+    Returns:
+        The analyses in plan order.
+    """
+    specs: list[AnalysisSpec] = []
+    for index, table in enumerate(selection.tables(profile)):
+        view = None if index == 0 else table.get("view")
+        specs += _table_specs(table, view, request, full=index == 0)
+    logger.debug("planned %d analyses (%s)", len(specs), language)
+    return specs
+
+
+def _names(names: list[str]) -> str:
+    return ", ".join(f"`{n}`" for n in names) or "-"
+
+
+def _thought(profile: dict[str, Any], request: str, language: str) -> str:
+    lines = []
+    for table in selection.tables(profile):
+        ms = selection.measures(table, request)[: selection.MAX_KPI_MEASURES]
+        cats = selection.categories(table, request)[: selection.MAX_BREAKDOWNS]
+        date = selection.date_column(table)
+        rates = [selection.rate_label(k, language) for k in selection.rate_defs(table)]
+        skipped = [c["name"] for c in table.get("columns", []) if not selection.usable(c)]
+        rows, ncols = table.get("rows", 0), len(table.get("columns", []))
+        if language == "ko":
+            lines.append(
+                f"`{table.get('file', table.get('view'))}`: {rows}행 × {ncols}열. 주요 측정값 {_names(ms)}, "
+                f"주요 범주 {_names(cats)}, 날짜 열 {_names([date] if date else [])}, "
+                f"구성 요소로 다시 계산할 비율 {', '.join(rates) or '-'}. 개인정보·식별자 열 {_names(skipped)}은 "
+                "분석하지 않습니다."
+            )
+        else:
+            lines.append(
+                f"`{table.get('file', table.get('view'))}` has {rows} rows x {ncols} columns. Main measures "
+                f"{_names(ms)}; main categories {_names(cats)}; date column {_names([date] if date else [])}; rates "
+                f"recomputed from their parts: {', '.join(rates) or '-'}. Personal and identifier columns "
+                f"{_names(skipped)} are not analysed."
+            )
+    if language == "ko":
+        lines.append("모든 수치는 DuckDB check로 독립 재계산되어 검증된 뒤에만 보고서에 인용됩니다.")
+    else:
+        lines.append("Every number is tracked with an independent DuckDB check and cited only once verified.")
+    return "\n".join(lines)
+
+
+def default_title(profile: dict[str, Any], language: str) -> str:
+    """A report title from the first input's file name."""
+    first = next(iter(selection.tables(profile)), {})
+    stem = Path(str(first.get("file") or first.get("view") or "data")).stem
+    name = stem.replace("-", " ").replace("_", " ").strip()
+    return f"{name} 데이터 분석 보고서" if language == "ko" else f"{name.title()} Analysis Report"
+
+
+def plan_markdown(profile: dict[str, Any], request: str = "", language: str = "en", title: str | None = None) -> str:
+    """The full plan in DESIGN's format: one Coder item per analysis, one item each for the other agents."""
+    lang = "ko" if language == "ko" else "en"
+    specs = plan_analyses(profile, request, lang)
+    subtitles, items = SECTION_SUBTITLES[lang], SECTION_ITEMS[lang]
+    lines = [
+        "# Plan",
+        "## thought",
+        _thought(profile, request, lang),
+        "## title",
+        title or default_title(profile, lang),
+    ]
+    lines += ["## steps", f"### 1. Coder: {subtitles['coder']}"]
+    lines += [f"- [ ] {spec.item_text(lang)}" for spec in specs]
+    for number, role in enumerate(("validator", "reporter", "auditor"), start=2):
+        lines += [f"### {number}. {role.capitalize()}: {subtitles[role]}", f"- [ ] {items[role]}"]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,223 @@
+"""One planned analysis, its plan-item wording, and recovering it from that wording.
+
+The offline Coder sees only the plan text and the data profile, like an LLM would, so each plan item must carry
+everything needed to write the script: kind, columns (in backticks, so names with commas or spaces stay
+unambiguous), aggregation and period. :func:`parse_item` inverts :meth:`AnalysisSpec.item_text` exactly, in both
+languages.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from insightloom.models.offline.analyst import selection
+
+logger = logging.getLogger(__name__)
+
+KINDS = ("overview", "kpi", "breakdown", "trend", "correlation", "distribution")
+PERIODS = {"en": {"day": "day", "week": "week", "month": "month", "year": "year"},
+           "ko": {"day": "일별", "week": "주별", "month": "월별", "year": "연도별"}}  # fmt: skip
+
+# (kind, agg or variant) -> {language: template}. Placeholders: {m} {by} {date} {x} {y} {ms} {rates} {period}.
+TEMPLATES: dict[tuple[str, str], dict[str, str]] = {
+    ("overview", ""): {
+        "en": "Profile the data: rows, columns, missing cells and their share",
+        "ko": "데이터 개요와 품질 점검: 행 수, 열 수, 결측 셀 수와 비율",
+    },
+    ("kpi", "rates"): {
+        "en": "Compute headline KPIs for {ms}: totals or averages, and rates from their parts: {rates}",
+        "ko": "핵심 지표 계산: {ms}의 합계 또는 평균, 구성 요소로 다시 계산한 비율: {rates}",
+    },
+    ("kpi", ""): {
+        "en": "Compute headline KPIs for {ms}: totals or averages",
+        "ko": "핵심 지표 계산: {ms}의 합계 또는 평균",
+    },
+    ("breakdown", "sum"): {
+        "en": "Break down {m} by {by}: group totals, top group and its share, bar chart",
+        "ko": "{by}별 {m} 분석: 그룹별 합계, 상위 그룹과 비중, 막대 차트",
+    },
+    ("breakdown", "mean"): {
+        "en": "Compare average {m} by {by}: group averages, top group, bar chart",
+        "ko": "{by}별 평균 {m} 비교: 그룹별 평균, 상위 그룹, 막대 차트",
+    },
+    ("breakdown", "count"): {
+        "en": "Count rows by {by}: group counts, top group and its share, bar chart",
+        "ko": "{by}별 건수 분석: 그룹별 건수, 상위 그룹과 비중, 막대 차트",
+    },
+    ("trend", "sum"): {
+        "en": "Trend of {m} per {period} over {date}: totals per period, first vs last period change, line chart",
+        "ko": "{date} 기준 {period} {m} 추이: 기간별 합계, 첫 기간 대비 마지막 기간 변화율, 선 차트",
+    },
+    ("trend", "mean"): {
+        "en": "Trend of average {m} per {period} over {date}: averages per period, first vs last period change, "
+        "line chart",
+        "ko": "{date} 기준 {period} 평균 {m} 추이: 기간별 평균, 첫 기간 대비 마지막 기간 변화율, 선 차트",
+    },
+    ("trend", "count"): {
+        "en": "Trend of row count per {period} over {date}: rows per period, first vs last period change, line chart",
+        "ko": "{date} 기준 {period} 건수 추이: 기간별 건수, 첫 기간 대비 마지막 기간 변화율, 선 차트",
+    },
+    ("correlation", ""): {
+        "en": "Correlate {x} with {y}: Pearson r and scatter chart",
+        "ko": "{x} 및 {y} 상관관계: 피어슨 상관계수와 산점도",
+    },
+    ("distribution", ""): {
+        "en": "Distribution of {m}: median, p90, IQR outliers and histogram",
+        "ko": "{m} 분포와 이상치: 중앙값, 90번째 백분위수, IQR 이상치, 히스토그램",
+    },
+}
+TABLE_SUFFIX = {"en": " (table {view})", "ko": " (테이블 {view})"}
+_ITEM_PREFIX = re.compile(r"^\s*(?:[-*]\s*)?(?:\[[ xX]\]\s*)?")
+_COLS = "`[^`]+`(?:, `[^`]+`)*"
+
+
+@dataclass(frozen=True)
+class AnalysisSpec:
+    """One analysis of the plan.
+
+    Attributes:
+        kind: overview, kpi, breakdown, trend, correlation or distribution.
+        view: Table view; None means the first input (the ``data`` alias).
+        measure: Measure aggregated (breakdown, trend, distribution); None means row counts.
+        by: Category column (breakdown) or date column (trend).
+        measures: KPI measures, or the (x, y) pair of a correlation.
+        agg: ``sum``, ``mean`` or ``count`` (breakdown, trend).
+        period: Trend bucket: day, week, month or year.
+        rates: KPI rate kinds recomputed from their parts (keys of ``selection.RATE_KINDS``).
+    """
+
+    kind: str
+    view: str | None = None
+    measure: str | None = None
+    by: str | None = None
+    measures: tuple[str, ...] = ()
+    agg: str = ""
+    period: str | None = None
+    rates: tuple[str, ...] = ()
+
+    def _variant(self) -> str:
+        if self.kind == "kpi":
+            return "rates" if self.rates else ""
+        return self.agg if self.kind in ("breakdown", "trend") else ""
+
+    def columns(self) -> list[str]:
+        """Every column the analysis reads."""
+        cols = [self.measure, self.by, *self.measures]
+        return [c for c in dict.fromkeys(cols) if c]
+
+    def item_text(self, language: str = "en") -> str:
+        """The plan checklist item for this analysis, in English or Korean (``ko``)."""
+        lang = "ko" if language == "ko" else "en"
+        template = TEMPLATES[(self.kind, self._variant())][lang]
+        x, y = (self.measures + ("", ""))[:2]
+        text = template.format(
+            m=_q(self.measure),
+            by=_q(self.by),
+            date=_q(self.by),
+            x=_q(x),
+            y=_q(y),
+            ms=", ".join(_q(m) for m in self.measures),
+            rates=", ".join(selection.rate_label(r, lang) for r in self.rates),
+            period=PERIODS[lang].get(self.period or "", ""),
+        )
+        if self.view:
+            text += TABLE_SUFFIX[lang].format(view=_q(self.view))
+        return text
+
+
+def _q(name: str | None) -> str:
+    return f"`{name}`" if name else ""
+
+
+def _pattern(template: str, lang: str) -> re.Pattern[str]:
+    groups = {
+        "m": f"(?P<m>{_COLS})",
+        "by": f"(?P<by>{_COLS})",
+        "date": f"(?P<by>{_COLS})",
+        "x": "(?P<x>`[^`]+`)",
+        "y": "(?P<y>`[^`]+`)",
+        "ms": f"(?P<ms>{_COLS})",
+        "rates": "(?P<rates>.+?)",
+        "period": "(?P<period>" + "|".join(re.escape(w) for w in PERIODS[lang].values()) + ")",
+    }
+    parts = re.split(r"(\{[a-z]+\})", template)
+    body = "".join(groups[p[1:-1]] if p.startswith("{") else re.escape(p) for p in parts)
+    suffix = re.escape(TABLE_SUFFIX[lang]).replace(re.escape("{view}"), "(?P<view>`[^`]+`)")
+    return re.compile(f"{body}(?:{suffix})?")
+
+
+_PATTERNS = [
+    (kind, variant, lang, _pattern(text, lang))
+    for (kind, variant), by_lang in TEMPLATES.items()
+    for lang, text in by_lang.items()
+]
+
+
+def _names(group: str | None) -> list[str]:
+    return re.findall(r"`([^`]+)`", group or "")
+
+
+def _build(kind: str, variant: str, lang: str, match: re.Match[str]) -> AnalysisSpec | None:
+    found = match.groupdict()
+    one = {k: (_names(found.get(k)) or [None])[0] for k in ("m", "by", "x", "y", "view")}
+    if any(len(_names(found.get(k))) > 1 for k in ("m", "by")):
+        return None
+    period = next((k for k, w in PERIODS[lang].items() if w == found.get("period")), None)
+    rates: tuple[str, ...] = ()
+    if found.get("rates"):
+        keys = [selection.rate_key(label) for label in found["rates"].split(", ")]
+        if None in keys:
+            return None
+        rates = tuple(k for k in keys if k)
+    measures = tuple(_names(found.get("ms"))) if kind == "kpi" else tuple(c for c in (one["x"], one["y"]) if c)
+    agg = variant if kind in ("breakdown", "trend") else ""
+    return AnalysisSpec(kind, one["view"], one["m"], one["by"], measures, agg, period, rates)
+
+
+def _columns_exist(spec: AnalysisSpec, profile: dict[str, Any]) -> bool:
+    table = selection.find_table(profile, spec.view or "data")
+    if table is None:
+        return False
+    for name in spec.columns():
+        col = selection.column(table, name)
+        if col is None or not selection.usable(col):
+            logger.debug("plan item names column %r that is missing or not analysable", name)
+            return False
+    return True
+
+
+def parse_item(text: str, profile: dict[str, Any]) -> AnalysisSpec | None:
+    """Recover the analysis from a plan item's exact wording (either language).
+
+    Args:
+        text: The item text; a leading ``- [ ]`` / ``- [x]`` is ignored.
+        profile: The data profile, to check that the named table and columns exist and may be analysed.
+
+    Returns:
+        The spec, or None when the text is not an analysis item or names unknown/personal columns.
+    """
+    spec = parse_item_text(text)
+    if spec is not None and _columns_exist(spec, profile):
+        return spec
+    return None
+
+
+def parse_item_text(text: str) -> AnalysisSpec | None:
+    """Recover the analysis from an item's wording alone, without checking columns against a profile."""
+    clean = _ITEM_PREFIX.sub("", text.strip(), count=1).strip()
+    for kind, variant, lang, pattern in _PATTERNS:
+        match = pattern.fullmatch(clean)
+        if match:
+            spec = _build(kind, variant, lang, match)
+            if spec is not None:
+                return spec
+    return None
+
+
+def item_language(text: str) -> str:
+    """``ko`` when the item uses the Korean wording, else ``en``."""
+    clean = _ITEM_PREFIX.sub("", text.strip(), count=1).strip()
+    return next((lang for _k, _v, lang, pattern in _PATTERNS if pattern.fullmatch(clean)), "en")

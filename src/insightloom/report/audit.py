@@ -1,0 +1,280 @@
+"""Deterministic audit of the finished DOCX against citations.json.
+
+Findings:
+    A (warn)  a number in prose with no citation marker right after it;
+    B (block) a marker whose preceding printed value is not ``format_value`` of the cited calculation;
+    C (block) a marker ``[N]`` that no citation has;
+    D (warn)  a tracked calculation never cited.
+
+The body is every paragraph and table cell before the References heading; the References section is parsed only to
+map markers to calculations when citations.json lacks them. Headings and figure captions are checked for B and C but
+not for A: they label content rather than claim numbers, and a caption comes from the chart's sidecar, which cannot
+hold markers. Verdict: ``pass`` without B and C; else ``retry`` while retries remain, then ``needs_review``.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from docx import Document
+from docx.table import Table
+from docx.text.paragraph import Paragraph
+
+from insightloom.errors import BadInputError
+from insightloom.report.calcinfo import CalcInfo, load_calc_info
+from insightloom.report.numbers import MARKER_RE, find_numbers, printed_matches, value_before
+from insightloom.report.render import DOCX_NAME, REFERENCES_HEADINGS
+from insightloom.timeutil import utc_now
+from insightloom.validation.jobfiles import write_json_atomic
+
+logger = logging.getLogger(__name__)
+
+FINDINGS_FILE = "audit_findings.json"
+BLOCK, WARN = "block", "warn"
+_REF_HEADINGS = {*REFERENCES_HEADINGS.values(), "참고문헌"}
+_REF_LINE_RE = re.compile(r"^\s*\[(\d{1,4})\]\s+(.*?)\s+\u2014\s+(.*)$", re.DOTALL)
+_EXCERPT = 120
+
+
+@dataclass
+class TextUnit:
+    """One paragraph or table cell of the body, with where it is."""
+
+    text: str
+    location: str
+    claims_numbers: bool = True
+
+
+@dataclass
+class AuditResult:
+    """The audit's verdict and findings (also written to audit_findings.json)."""
+
+    verdict: str
+    findings: list[dict[str, Any]] = field(default_factory=list)
+    stats: dict[str, int] = field(default_factory=dict)
+    retry_count: int = 0
+    max_retries: int = 2
+    findings_path: Path | None = None
+
+    @property
+    def passed(self) -> bool:
+        """True when the verdict is ``pass`` (the CLI's ``audit`` exit code 0)."""
+        return self.verdict == "pass"
+
+    def to_text(self, limit: int = 5) -> str:
+        """A short summary for the Auditor agent: verdict, counts, then the blocking findings first."""
+        s = self.stats
+        lines = [
+            f"Audit verdict: {self.verdict} (retry {self.retry_count}/{self.max_retries}); "
+            f"A={s.get('type_a', 0)} B={s.get('type_b', 0)} C={s.get('type_c', 0)} D={s.get('type_d', 0)}"
+        ]
+        ordered = sorted(self.findings, key=lambda f: (f["severity"] != BLOCK, f["type"]))
+        for finding in ordered[:limit]:
+            lines.append(f"- {finding['type']} {finding['location']}: {finding['suggested_fix']}")
+        if len(ordered) > limit:
+            lines.append(f"- ... {len(ordered) - limit} more in {FINDINGS_FILE}")
+        return "\n".join(lines)
+
+
+def _style_name(paragraph: Paragraph) -> str:
+    try:
+        return paragraph.style.name if paragraph.style is not None else ""
+    except (KeyError, ValueError):
+        return ""
+
+
+def _read_docx(path: Path) -> tuple[list[TextUnit], list[str]]:
+    """Body units (paragraphs and cells before the References heading) and the reference paragraphs."""
+    doc = Document(str(path))
+    body = doc.element.body
+    items: list[Paragraph | Table] = []
+    for child in body.iterchildren():
+        if child.tag.endswith("}p"):
+            items.append(Paragraph(child, doc))
+        elif child.tag.endswith("}tbl"):
+            items.append(Table(child, doc))
+    ref_at = len(items)
+    for i, item in enumerate(items):
+        is_heading = isinstance(item, Paragraph) and _style_name(item).startswith("Heading")
+        if is_heading and item.text.strip() in _REF_HEADINGS:
+            ref_at = i
+    units: list[TextUnit] = []
+    section, para_no, table_no = "(title)", 0, 0
+    for item in items[:ref_at]:
+        if isinstance(item, Paragraph):
+            para_no += 1
+            style = _style_name(item)
+            if style.startswith("Heading") or style == "Title":
+                section = item.text.strip() or section
+            label = f"paragraph {para_no} (section '{section}')"
+            claims = not (style.startswith("Heading") or style in {"Title", "Caption"})
+            units.append(TextUnit(item.text, label, claims))
+        else:
+            table_no += 1
+            units += _table_units(item, table_no)
+    refs = [p.text for p in items[ref_at + 1 :] if isinstance(p, Paragraph) and p.text.strip()]
+    return units, refs
+
+
+def _table_units(table: Table, table_no: int) -> list[TextUnit]:
+    units: list[TextUnit] = []
+    seen: set[Any] = set()  # holds the elements, so lxml keeps one proxy per cell and identity is stable
+    for r, row in enumerate(table.rows, start=1):
+        for c, cell in enumerate(row.cells, start=1):
+            if cell._tc in seen:
+                continue  # a merged cell repeats across the grid
+            seen.add(cell._tc)
+            units.append(TextUnit(cell.text, f"table {table_no} row {r} col {c}"))
+    return units
+
+
+def _marker_map(calcs: dict[str, CalcInfo], refs: list[str]) -> dict[str, CalcInfo]:
+    """Marker -> calculation: from citations.json, else from a References line matching description and formula."""
+    mapping = {info.citation_id: info for info in calcs.values() if info.citation_id}
+    by_text = {(info.description.strip(), info.formula.strip()): info for info in calcs.values()}
+    for line in refs:
+        match = _REF_LINE_RE.match(line)
+        if not match:
+            continue
+        marker = f"[{match.group(1)}]"
+        info = by_text.get((match.group(2).strip(), match.group(3).strip()))
+        if marker not in mapping and info is not None:
+            mapping[marker] = info
+    return mapping
+
+
+def _excerpt(text: str, at: int) -> str:
+    lo = max(0, at - _EXCERPT // 2)
+    return ("..." if lo else "") + text[lo : lo + _EXCERPT].strip() + ("..." if lo + _EXCERPT < len(text) else "")
+
+
+def _marker_findings(unit: TextUnit, markers: dict[str, CalcInfo], cited: set[str]) -> list[dict[str, Any]]:
+    findings: list[dict[str, Any]] = []
+    for match in MARKER_RE.finditer(unit.text):
+        marker = match.group(0)
+        info = markers.get(marker)
+        base = {"location": unit.location, "body_excerpt": _excerpt(unit.text, match.start()), "marker": marker}
+        if info is None:
+            fix = f"Marker {marker} matches no citation: re-render from report.md so markers come from the renderer."
+            findings.append({"type": "C", "severity": BLOCK, **base, "suggested_fix": fix})
+            continue
+        cited.add(info.calc_id)
+        expected = info.formatted()
+        if not printed_matches(unit.text, match.start(), expected):
+            body_value = value_before(unit.text, match.start())
+            fix = (
+                f"Print {expected!r} before {marker} (calculation '{info.calc_id}'): write {{{{calc:{info.calc_id}}}}} "
+                "and re-render instead of typing the number."
+            )
+            findings.append(
+                {
+                    "type": "B",
+                    "severity": BLOCK,
+                    **base,
+                    "body_value": body_value,
+                    "cited_value": expected,
+                    "cited_calculation_id": info.calc_id,
+                    "suggested_fix": fix,
+                }
+            )
+    return findings
+
+
+def _number_findings(unit: TextUnit) -> list[dict[str, Any]]:
+    if not unit.claims_numbers:
+        return []
+    return [
+        {
+            "type": "A",
+            "severity": WARN,
+            "location": unit.location,
+            "body_excerpt": _excerpt(unit.text, token.start),
+            "body_value": token.text,
+            "marker": None,
+            "suggested_fix": f"Replace {token.text!r} with a {{{{calc:ID}}}} reference to a verified calculation, "
+            "or remove it.",
+        }
+        for token in find_numbers(unit.text)
+        if not token.cited
+    ]
+
+
+def _uncited_findings(calcs: dict[str, CalcInfo], cited: set[str]) -> list[dict[str, Any]]:
+    findings = []
+    for info in calcs.values():
+        if info.calc_id in cited:
+            continue
+        if info.status == "verified":
+            fix = f"Cite it with {{{{calc:{info.calc_id}}}}} where the report discusses it, or leave it out on purpose."
+        else:
+            fix = f"It is {info.status} and cannot be cited; nothing to do unless the report needs it."
+        findings.append(
+            {
+                "type": "D",
+                "severity": WARN,
+                "location": f"citations.json (calculation '{info.calc_id}')",
+                "body_excerpt": info.description,
+                "cited_calculation_id": info.calc_id,
+                "cited_value": info.formatted(),
+                "suggested_fix": fix,
+            }
+        )
+    return findings
+
+
+def _verdict(stats: dict[str, int], retry_count: int, max_retries: int) -> str:
+    if not stats["type_b"] and not stats["type_c"]:
+        return "pass"
+    return "retry" if retry_count < max_retries else "needs_review"
+
+
+def audit_report(job_dir: Path, retry_count: int = 0, *, max_retries: int = 2) -> AuditResult:
+    """Audit ``final_report.docx`` and write ``audit_findings.json``.
+
+    Args:
+        job_dir: The job folder (reads final_report.docx and citations.json).
+        retry_count: How many times the Reporter has already rewritten after an audit.
+        max_retries: Rewrites allowed before the verdict becomes ``needs_review``.
+
+    Returns:
+        The :class:`AuditResult`.
+
+    Raises:
+        BadInputError: final_report.docx is missing.
+    """
+    job_dir = Path(job_dir)
+    docx_path = job_dir / DOCX_NAME
+    if not docx_path.is_file():
+        raise BadInputError(f"{docx_path} not found", "Render the report (render_report) before auditing it.")
+    units, refs = _read_docx(docx_path)
+    calcs = load_calc_info(job_dir, required=False)
+    markers = _marker_map(calcs, refs)
+    cited: set[str] = set()
+    findings: list[dict[str, Any]] = []
+    for unit in units:
+        findings += _marker_findings(unit, markers, cited)
+        findings += _number_findings(unit)
+    findings += _uncited_findings(calcs, cited)
+    stats = {f"type_{t.lower()}": sum(1 for f in findings if f["type"] == t) for t in "ABCD"}
+    verdict = _verdict(stats, retry_count, max_retries)
+    result = AuditResult(verdict, findings, stats, retry_count, max_retries, job_dir / "audit_findings.json")
+    write_json_atomic(
+        result.findings_path,
+        {
+            "audit_metadata": {
+                "audited_at": utc_now(),
+                "docx_path": DOCX_NAME,
+                "retry_count": retry_count,
+                "max_retries": max_retries,
+            },
+            "verdict": verdict,
+            "stats": stats,
+            "findings": findings,
+        },
+    )
+    logger.info("audit %s: %s", job_dir.name, result.to_text().splitlines()[0])
+    return result

@@ -1,0 +1,76 @@
+"""What the renderer and the audit both need to know about each calculation.
+
+Both must format a cited value identically, so both read it here: value and status from citations.json, unit and
+decimals from citations.json when validation copied them there, else from calculation_metadata.json.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from insightloom.errors import ValidationError
+from insightloom.report.formatting import format_value
+from insightloom.validation.jobfiles import METADATA_FILE, load_calculations, load_citations
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class CalcInfo:
+    """One calculation as the report sees it."""
+
+    calc_id: str
+    value: Any
+    unit: str | None
+    decimals: int | None
+    description: str
+    formula: str
+    status: str
+    citation_id: str | None
+
+    def formatted(self) -> str:
+        """The value as the report prints it (the one formatting rule)."""
+        return format_value(self.value, self.unit, self.decimals)
+
+
+def _metadata_units(job_dir: Path) -> dict[str, dict[str, Any]]:
+    if not (job_dir / METADATA_FILE).is_file():
+        return {}
+    try:
+        return {str(c["id"]): c for c in load_calculations(job_dir)}
+    except ValidationError as exc:
+        logger.warning("cannot read units from %s: %s", METADATA_FILE, exc)
+        return {}
+
+
+def load_calc_info(job_dir: Path, *, required: bool = True) -> dict[str, CalcInfo]:
+    """Calculation id -> :class:`CalcInfo`, in citations.json order.
+
+    Args:
+        job_dir: The job folder.
+        required: When False, a missing citations.json yields an empty mapping instead of an error.
+    """
+    data = load_citations(job_dir, required=required)
+    if data is None:
+        return {}
+    meta = _metadata_units(job_dir)
+    info: dict[str, CalcInfo] = {}
+    for entry in data["citations"]:
+        calc_id = str(entry.get("calculation_id"))
+        extra = meta.get(calc_id, {})
+        unit = entry["unit"] if "unit" in entry else extra.get("unit")
+        decimals = entry["decimals"] if "decimals" in entry else extra.get("decimals")
+        info[calc_id] = CalcInfo(
+            calc_id=calc_id,
+            value=entry.get("value"),
+            unit=unit,
+            decimals=decimals,
+            description=str(entry.get("description", "")),
+            formula=str(entry.get("formula", "")),
+            status=str(entry.get("verification_status", "unverified")),
+            citation_id=entry.get("citation_id"),
+        )
+    return info

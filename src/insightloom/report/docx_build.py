@@ -1,0 +1,107 @@
+"""python-docx helpers for the renderer: text runs, CJK fonts, pictures with alt text, captions, tables.
+
+Charts once vanished when a paragraph's run text was reset, so these helpers only ever ADD runs; nothing here
+rewrites an existing run, least of all one that holds a drawing.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from docx.document import Document as DocumentObject
+from docx.enum.text import WD_ALIGN_PARAGRAPH
+from docx.oxml import OxmlElement
+from docx.oxml.ns import qn
+from docx.shared import Inches
+from docx.table import Table
+from docx.text.paragraph import Paragraph
+from docx.text.run import Run
+
+from insightloom.report.markdown import bold_segments
+
+logger = logging.getLogger(__name__)
+
+CHART_WIDTH_IN = 6.0
+_STYLES_WITH_FONT = ("Normal", "Title", "Heading 1", "Heading 2", "Heading 3", "Caption", "List Bullet", "List Number")
+
+
+def set_east_asian(run: Run, family: str | None) -> None:
+    """Set the run's East-Asian font (``w:eastAsia`` on ``w:rFonts``) so Word draws Hangul with it."""
+    if not family:
+        return
+    r_fonts = run._element.get_or_add_rPr().get_or_add_rFonts()
+    r_fonts.set(qn("w:eastAsia"), family)
+
+
+def set_style_east_asian(doc: DocumentObject, family: str) -> None:
+    """Give the common styles the East-Asian font too, so text Word adds later (e.g. edits) stays readable."""
+    for name in _STYLES_WITH_FONT:
+        try:
+            style = doc.styles[name]
+        except KeyError:
+            continue
+        r_fonts = style.element.get_or_add_rPr().get_or_add_rFonts()
+        r_fonts.set(qn("w:eastAsia"), family)
+
+
+def add_text(paragraph: Paragraph, text: str, east_asian: str | None, *, italic: bool = False) -> None:
+    """Append ``text`` to the paragraph as runs, bold where the Markdown said ``**bold**``."""
+    for piece, bold in bold_segments(text):
+        run = paragraph.add_run(piece)
+        run.bold = bold or None
+        if italic:
+            run.italic = True
+        set_east_asian(run, east_asian)
+
+
+def add_heading(doc: DocumentObject, text: str, level: int, east_asian: str | None) -> Paragraph:
+    """A heading paragraph (level 0 is the Title style) whose runs carry the East-Asian font."""
+    paragraph = doc.add_heading("", level=min(max(level, 0), 9))
+    add_text(paragraph, text, east_asian)
+    return paragraph
+
+
+def add_paragraph(doc: DocumentObject, text: str, east_asian: str | None, style: str | None = None) -> Paragraph:
+    """A body paragraph; an unknown style falls back to Normal rather than failing the render."""
+    try:
+        paragraph = doc.add_paragraph(style=style)
+    except KeyError:
+        logger.warning("style %r not in the template; using Normal", style)
+        paragraph = doc.add_paragraph()
+    add_text(paragraph, text, east_asian)
+    return paragraph
+
+
+def add_picture(doc: DocumentObject, path: Path, alt: str) -> None:
+    """Embed a chart at the width it was drawn for, with its alt text on the drawing (``wp:docPr/@descr``)."""
+    shape = doc.add_picture(str(path), width=Inches(CHART_WIDTH_IN))
+    doc_pr = shape._inline.docPr
+    doc_pr.set("descr", alt)
+    doc_pr.set("title", alt[:250])
+    doc.paragraphs[-1].alignment = WD_ALIGN_PARAGRAPH.CENTER
+
+
+def add_caption(doc: DocumentObject, text: str, east_asian: str | None) -> Paragraph:
+    """An italic caption paragraph under a figure."""
+    try:
+        paragraph = doc.add_paragraph(style="Caption")
+    except KeyError:
+        paragraph = doc.add_paragraph()
+    add_text(paragraph, text, east_asian, italic=True)
+    return paragraph
+
+
+def add_table(doc: DocumentObject, rows: list[list[str]], east_asian: str | None) -> Table:
+    """A grid table whose first row is a bold, repeating header row."""
+    table = doc.add_table(rows=len(rows), cols=len(rows[0]))
+    try:
+        table.style = doc.styles["Table Grid"]
+    except KeyError:
+        logger.debug("template has no 'Table Grid' style")
+    for r, row in enumerate(rows):
+        for c, text in enumerate(row):
+            paragraph = table.cell(r, c).paragraphs[0]
+            add_text(paragraph, f"**{text}**" if r == 0 and text and "**" not in text else text, east_asian)
+    table.rows[0]._tr.get_or_add_trPr().append(OxmlElement("w:tblHeader"))
+    return table

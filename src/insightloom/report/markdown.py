@@ -1,0 +1,132 @@
+"""Parse the small Markdown subset the Reporter writes into blocks.
+
+The subset: ``# Title`` (first line), ``##``/``###`` headings, paragraphs, ``- `` bullets (and ``1.`` items),
+``![alt](charts/x.png)`` images on their own line, pipe tables and ``**bold**``. Anything richer is rendered as plain
+text rather than rejected: a report with a stray construct is still better delivered than refused.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field
+
+logger = logging.getLogger(__name__)
+
+CALC_REF_RE = re.compile(r"\{\{\s*calc\s*:\s*([^{}\s]+?)\s*\}\}")
+_HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_BULLET_RE = re.compile(r"^\s*[-*+]\s+(.*)$")
+_ORDERED_RE = re.compile(r"^\s*\d{1,3}[.)]\s+(.*)$")
+_IMAGE_RE = re.compile(r"^\s*!\[(.*?)\]\((.+?)\)\s*$")
+_TABLE_SEP_RE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
+_RULE_RE = re.compile(r"^\s*([-*_])(\s*\1){2,}\s*$")
+_BOLD_RE = re.compile(r"\*\*(.+?)\*\*")
+
+
+@dataclass
+class Block:
+    """One rendered unit.
+
+    Attributes:
+        kind: ``heading``, ``paragraph``, ``bullet``, ``number``, ``image`` or ``table``.
+        text: Heading/paragraph/list text, or the image's alt text.
+        level: Heading level (1-6).
+        path: Image path as written.
+        rows: Table rows, the header first.
+    """
+
+    kind: str
+    text: str = ""
+    level: int = 0
+    path: str = ""
+    rows: list[list[str]] = field(default_factory=list)
+
+    def texts(self) -> list[str]:
+        """Every text of the block that may hold ``{{calc:ID}}`` references, in reading order."""
+        if self.kind == "table":
+            return [cell for row in self.rows for cell in row]
+        return [] if self.kind == "image" else [self.text]
+
+
+def split_row(line: str) -> list[str]:
+    """Cells of one pipe-table row; ``\\|`` is a literal pipe."""
+    text = line.strip()
+    if text.startswith("|"):
+        text = text[1:]
+    if text.endswith("|") and not text.endswith("\\|"):
+        text = text[:-1]
+    cells = re.split(r"(?<!\\)\|", text)
+    return [cell.strip().replace("\\|", "|") for cell in cells]
+
+
+def _table(lines: list[str], start: int) -> tuple[Block, int] | None:
+    if start + 1 >= len(lines) or not lines[start].strip().startswith("|"):
+        return None
+    if not _TABLE_SEP_RE.match(lines[start + 1]):
+        return None
+    rows = [split_row(lines[start])]
+    end = start + 2
+    while end < len(lines) and lines[end].strip().startswith("|"):
+        rows.append(split_row(lines[end]))
+        end += 1
+    width = max(len(row) for row in rows)
+    rows = [row + [""] * (width - len(row)) for row in rows]
+    return Block("table", rows=rows), end
+
+
+def parse_markdown(markdown: str) -> list[Block]:
+    """Split the Markdown into blocks, in document order."""
+    lines = markdown.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    blocks: list[Block] = []
+    para: list[str] = []
+
+    def flush() -> None:
+        if para:
+            blocks.append(Block("paragraph", text=" ".join(p.strip() for p in para)))
+            para.clear()
+
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        table = _table(lines, i)
+        if table is not None:
+            flush()
+            blocks.append(table[0])
+            i = table[1]
+            continue
+        i += 1
+        if not line.strip() or line.strip().startswith("```") or _RULE_RE.match(line):
+            flush()
+            continue
+        if match := _HEADING_RE.match(line):
+            flush()
+            blocks.append(Block("heading", text=match.group(2), level=len(match.group(1))))
+        elif match := _IMAGE_RE.match(line):
+            flush()
+            blocks.append(Block("image", text=match.group(1).strip(), path=match.group(2).strip()))
+        elif match := _BULLET_RE.match(line):
+            flush()
+            blocks.append(Block("bullet", text=match.group(1).strip()))
+        elif match := _ORDERED_RE.match(line):
+            flush()
+            blocks.append(Block("number", text=match.group(1).strip()))
+        elif line[:1].isspace() and not para and blocks and blocks[-1].kind in {"bullet", "number"}:
+            blocks[-1].text += " " + line.strip()  # continuation of a list item
+        else:
+            para.append(line)
+    flush()
+    return blocks
+
+
+def bold_segments(text: str) -> list[tuple[str, bool]]:
+    """Split text on ``**bold**`` into ``(text, is_bold)`` pieces, dropping empty ones."""
+    pieces: list[tuple[str, bool]] = []
+    last = 0
+    for match in _BOLD_RE.finditer(text):
+        if match.start() > last:
+            pieces.append((text[last : match.start()], False))
+        pieces.append((match.group(1), True))
+        last = match.end()
+    if last < len(text):
+        pieces.append((text[last:], False))
+    return [(piece, bold) for piece, bold in pieces if piece]

@@ -1,0 +1,68 @@
+"""Everything one running job holds: its folder, settings, shared state, usage and counters.
+
+One JobRuntime per job; tools and agents receive it explicitly, so two jobs in one process never meet.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .config import Settings
+from .jobs import JobFolder
+from .state import SharedState
+from .telemetry import UsageLedger
+
+if TYPE_CHECKING:
+    from .intake import DataProfile
+
+
+@dataclass
+class JobRuntime:
+    """The per-job context passed to every agent and tool.
+
+    Attributes:
+        job: The job folder.
+        settings: Resolved settings (no ``auto`` provider left).
+        request: The user's request.
+        language: ``ko`` or ``en``: the language the narrative is written in (the request's).
+        state: The four-key shared state.
+        ledger: Token usage by agent.
+        profile: The data profile from intake.
+        cwd: The folder the user ran from (for ``./skills``), never the process's changed cwd.
+        handoff: Set when the Coordinator hands the request to the Planner.
+        audits: How many times the audit ran.
+        cancel: Set to stop the job at the next safe point.
+    """
+
+    job: JobFolder
+    settings: Settings
+    request: str
+    language: str = "en"
+    state: SharedState = field(default_factory=SharedState)
+    ledger: UsageLedger = field(default_factory=UsageLedger)
+    profile: DataProfile | None = None
+    cwd: Path = field(default_factory=Path.cwd)
+    handoff: str | None = None
+    audits: int = 0
+    last_verdict: str | None = None
+    cancel: threading.Event = field(default_factory=threading.Event)
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def root(self) -> Path:
+        return self.job.root
+
+    @classmethod
+    def create(cls, job: JobFolder, settings: Settings, request: str, language: str, cwd: Path | None = None) -> JobRuntime:
+        return cls(
+            job=job,
+            settings=settings,
+            request=request,
+            language=language,
+            state=SharedState(path=job.path("shared_state.json")),
+            ledger=UsageLedger(job.path("usage.json")),
+            cwd=cwd or Path.cwd(),
+        )

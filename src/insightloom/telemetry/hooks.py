@@ -1,0 +1,118 @@
+"""One hook provider per agent: progress events, usage and the transcript file.
+
+Kept as a Strands HookProvider so the workflow never sprinkles bookkeeping through its own code.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from pathlib import Path
+from typing import Any
+
+from strands.hooks import (
+    AfterInvocationEvent,
+    AfterModelCallEvent,
+    AfterToolCallEvent,
+    BeforeInvocationEvent,
+    BeforeToolCallEvent,
+    HookProvider,
+    HookRegistry,
+)
+
+from ..events import EventLog
+from ..jobs import write_json
+from ..timeutil import utc_now
+from .usage import AgentUsage, UsageLedger
+
+logger = logging.getLogger(__name__)
+_TRANSCRIPT_LOCKS: dict[Path, threading.Lock] = {}
+_LOCKS_GUARD = threading.Lock()
+
+
+def _transcript_lock(path: Path) -> threading.Lock:
+    with _LOCKS_GUARD:
+        return _TRANSCRIPT_LOCKS.setdefault(path, threading.Lock())
+
+
+class AgentTelemetry(HookProvider):
+    """Records what one agent does: start/end and tool events, token usage, and its transcript.
+
+    Args:
+        role: The agent's lower-case role name.
+        events: The job's event log.
+        ledger: The job's usage ledger.
+        transcripts: The job's ``transcripts/`` folder.
+    """
+
+    def __init__(self, role: str, events: EventLog, ledger: UsageLedger, transcripts: Path) -> None:
+        self.role = role
+        self.events = events
+        self.ledger = ledger
+        self.transcript_path = transcripts / f"{role}.json"
+        self._calls = 0
+        self._usage_before: dict[str, int] = {}
+        self._started = ""
+
+    def register_hooks(self, registry: HookRegistry, **kwargs: Any) -> None:
+        registry.add_callback(BeforeInvocationEvent, self._before_invocation)
+        registry.add_callback(AfterInvocationEvent, self._after_invocation)
+        registry.add_callback(AfterModelCallEvent, self._after_model_call)
+        registry.add_callback(BeforeToolCallEvent, self._before_tool)
+        registry.add_callback(AfterToolCallEvent, self._after_tool)
+
+    def _before_invocation(self, event: BeforeInvocationEvent) -> None:
+        self._calls = 0
+        self._started = utc_now()
+        self._usage_before = dict(event.agent.event_loop_metrics.accumulated_usage)
+        self.events.emit("agent_start", agent=self.role)
+
+    def _after_model_call(self, event: AfterModelCallEvent) -> None:
+        self._calls += 1
+
+    def _before_tool(self, event: BeforeToolCallEvent) -> None:
+        self.events.emit("tool_call", agent=self.role, tool=event.tool_use.get("name", ""))
+
+    def _after_tool(self, event: AfterToolCallEvent) -> None:
+        status = event.result.get("status", "success") if isinstance(event.result, dict) else "success"
+        self.events.emit("tool_result", agent=self.role, tool=event.tool_use.get("name", ""), status=status)
+
+    def _after_invocation(self, event: AfterInvocationEvent) -> None:
+        now = dict(event.agent.event_loop_metrics.accumulated_usage)
+
+        def delta(key: str) -> int:
+            return int(now.get(key, 0)) - int(self._usage_before.get(key, 0))
+
+        self.ledger.add(
+            self.role,
+            AgentUsage(
+                calls=self._calls,
+                input_tokens=delta("inputTokens"),
+                output_tokens=delta("outputTokens"),
+                cache_read_tokens=delta("cacheReadInputTokens"),
+                cache_write_tokens=delta("cacheWriteInputTokens"),
+            ),
+        )
+        self.events.emit("usage", **self.ledger.to_dict()["total"])
+        self._append_transcript(event)
+        self.events.emit("agent_end", agent=self.role)
+
+    def _append_transcript(self, event: AfterInvocationEvent) -> None:
+        system_prompt = event.agent.system_prompt
+        entry = {
+            "started_at": self._started,
+            "ended_at": utc_now(),
+            "model_calls": self._calls,
+            "system_prompt": system_prompt if isinstance(system_prompt, str) else json.dumps(system_prompt),
+            "messages": json.loads(json.dumps(event.agent.messages, default=str)),
+        }
+        with _transcript_lock(self.transcript_path):
+            existing: list[dict[str, Any]] = []
+            if self.transcript_path.exists():
+                try:
+                    existing = json.loads(self.transcript_path.read_text(encoding="utf-8"))["invocations"]
+                except (ValueError, KeyError):
+                    logger.warning("transcript %s was unreadable; starting it again", self.transcript_path)
+            existing.append(entry)
+            write_json(self.transcript_path, {"agent": self.role, "invocations": existing})

@@ -1,0 +1,49 @@
+"""``write_and_execute_tool``: write a script into the job's ``code/`` and run it in a fresh, bounded process.
+
+Only a short summary goes back to the model, never the script: the code lives in the file, not in the context.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from strands import tool
+from strands.types.tools import AgentTool
+
+from ..errors import BadInputError, ExecutionError
+from ..execution import Limits, get_runner, resolve_script_path
+from ..runtime import JobRuntime
+from .results import tool_error
+
+logger = logging.getLogger(__name__)
+
+
+def make_write_and_execute(rt: JobRuntime) -> AgentTool:
+    runner = get_runner(rt.settings.runner)
+    scripts = rt.extras.setdefault("scripts", [])
+
+    @tool(name="write_and_execute_tool")
+    def write_and_execute_tool(file_path: str, content: str, timeout: int = 120) -> str | dict:
+        """Write a self-contained Python script into the job's code/ folder and run it in a fresh process.
+
+        Args:
+            file_path: Script path relative to code/, e.g. "02_kpis.py".
+            content: The whole script. It must import what it uses and load data with load_df().
+            timeout: Seconds before the script and everything it started are killed.
+        """
+        try:
+            script = resolve_script_path(rt.root, file_path)
+        except BadInputError as exc:
+            return tool_error(str(exc))
+        script.parent.mkdir(parents=True, exist_ok=True)
+        script.write_text(content, encoding="utf-8")
+        limits = Limits(timeout_s=max(1, min(int(timeout), rt.settings.script_timeout_s * 5)))
+        try:
+            result = runner.run(script, rt.root, limits)
+        except ExecutionError as exc:
+            return tool_error(f"The script could not be started: {exc}")
+        scripts.append({"script": script.name, "seconds": round(result.duration_s, 3), "exit_code": result.exit_code})
+        summary = result.summary(lines_written=content.count("\n") + 1, script=script.relative_to(rt.root).as_posix())
+        return summary if result.exit_code == 0 else tool_error(summary)
+
+    return write_and_execute_tool

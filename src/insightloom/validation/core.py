@@ -1,0 +1,266 @@
+"""Validate a job's tracked calculations and write citations.json.
+
+The Validator's deterministic half: every calculation with a SQL ``check`` is re-computed by DuckDB (an engine
+independent of the pandas code that produced the value) and marked ``verified`` or ``needs_review``; one without a
+check stays ``unverified`` unless the Validator agent later verifies it with its own script
+(:func:`record_llm_verification`). Values are never changed, and calculation_metadata.json is never written.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from insightloom.errors import ValidationError
+from insightloom.timeutil import utc_now
+from insightloom.validation.checks import ConnectionFactory, run_checks
+from insightloom.validation.compare import json_safe, values_match
+from insightloom.validation.jobfiles import (
+    CITATIONS_FILE,
+    REPORT_FILE,
+    load_calculations,
+    load_citations,
+    load_views,
+    write_json_atomic,
+    write_text_atomic,
+)
+from insightloom.validation.tiers import has_check, select_for_llm
+
+logger = logging.getLogger(__name__)
+
+VERIFIED, NEEDS_REVIEW, UNVERIFIED = "verified", "needs_review", "unverified"
+_LIST_LIMIT = 10
+
+
+@dataclass
+class ValidationSummary:
+    """What validation found, short enough to hand to a model.
+
+    Attributes:
+        total: Number of tracked calculations.
+        verified: Ids whose re-computation matched.
+        needs_review: Ids whose check failed, errored or returned the wrong shape.
+        unverified: Ids with no check and no LLM verification yet.
+        llm_candidates: Unchecked ids the tiers select for LLM verification.
+        reasons: Id -> why it needs review.
+        queries: DuckDB check queries run (setup excluded).
+        seconds: Wall time of the check run.
+    """
+
+    total: int
+    verified: list[str] = field(default_factory=list)
+    needs_review: list[str] = field(default_factory=list)
+    unverified: list[str] = field(default_factory=list)
+    llm_candidates: list[str] = field(default_factory=list)
+    reasons: dict[str, str] = field(default_factory=dict)
+    queries: int = 0
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        """True when nothing needs review (the CLI's ``verify`` exit code 0)."""
+        return not self.needs_review
+
+    def to_text(self) -> str:
+        """A few lines for the Validator agent or the terminal."""
+        lines = [
+            f"{self.total} calculations: {len(self.verified)} verified, {len(self.needs_review)} needs_review, "
+            f"{len(self.unverified)} unverified."
+        ]
+        for calc_id in self.needs_review[:_LIST_LIMIT]:
+            lines.append(f"- needs_review {calc_id}: {self.reasons.get(calc_id, '')}")
+        if len(self.needs_review) > _LIST_LIMIT:
+            lines.append(f"- ... and {len(self.needs_review) - _LIST_LIMIT} more (see {REPORT_FILE})")
+        pending = [c for c in self.llm_candidates if c in self.unverified]
+        if pending:
+            shown = ", ".join(pending[:_LIST_LIMIT]) + (" ..." if len(pending) > _LIST_LIMIT else "")
+            lines.append(f"Unchecked, selected for script verification: {shown}")
+        return "\n".join(lines)
+
+
+def _entry(calc: Mapping[str, Any], previous: Mapping[str, Any] | None) -> dict[str, Any]:
+    return {
+        "citation_id": (previous or {}).get("citation_id"),
+        "calculation_id": str(calc["id"]),
+        "value": calc["value"],
+        "description": calc["description"],
+        "formula": calc["formula"],
+        "source_file": calc["source_file"],
+        "verification_status": UNVERIFIED,
+        "importance": calc.get("importance"),
+        "unit": calc.get("unit"),
+        "decimals": calc.get("decimals"),
+        "verification_method": None,
+        "check_value": None,
+        "reason": "no check" if not has_check(calc) else "",
+    }
+
+
+def _kept_llm_result(calc: Mapping[str, Any], previous: Mapping[str, Any] | None) -> bool:
+    # An earlier LLM verification of the same, still unchecked value survives a re-run of validation.
+    return bool(
+        previous
+        and previous.get("verification_method") == "llm"
+        and not has_check(calc)
+        and previous.get("value") == calc["value"]
+    )
+
+
+def _carry_status(entry: dict[str, Any], previous: Mapping[str, Any] | None) -> dict[str, Any]:
+    # Statuses from the last run stay valid only while the tracked value is the one they were computed for.
+    if previous and previous.get("value") == entry["value"]:
+        for key in ("verification_status", "verification_method", "check_value", "reason"):
+            if key in previous:
+                entry[key] = previous[key]
+    return entry
+
+
+def _previous_entries(job_dir: Path) -> dict[str, dict[str, Any]]:
+    try:
+        data = load_citations(job_dir, required=False)
+    except ValidationError as exc:
+        logger.warning("ignoring unreadable previous %s: %s", CITATIONS_FILE, exc)
+        return {}
+    if not data:
+        return {}
+    return {str(c.get("calculation_id")): c for c in data["citations"] if isinstance(c, dict)}
+
+
+def _summarise(entries: list[dict[str, Any]], calcs: list[dict[str, Any]]) -> ValidationSummary:
+    summary = ValidationSummary(total=len(entries), llm_candidates=select_for_llm(calcs))
+    for entry in entries:
+        status, calc_id = entry["verification_status"], entry["calculation_id"]
+        getattr(summary, status).append(calc_id)
+        if status == NEEDS_REVIEW:
+            summary.reasons[calc_id] = entry.get("reason") or ""
+    return summary
+
+
+def _write_outputs(job_dir: Path, entries: list[dict[str, Any]], summary: ValidationSummary) -> None:
+    cited = sum(1 for e in entries if e.get("citation_id"))
+    metadata = {"generated_at": utc_now(), "total_calculations": len(entries), "cited_calculations": cited}
+    write_json_atomic(job_dir / CITATIONS_FILE, {"metadata": metadata, "citations": entries})
+    write_text_atomic(job_dir / REPORT_FILE, report_text(entries, summary, metadata["generated_at"]))
+
+
+def report_text(entries: list[dict[str, Any]], summary: ValidationSummary, generated_at: str) -> str:
+    """The human-readable validation_report.txt: totals, then every calculation grouped by status."""
+    lines = [
+        f"Validation report ({generated_at})",
+        f"Calculations: {summary.total}  verified: {len(summary.verified)}  "
+        f"needs_review: {len(summary.needs_review)}  unverified: {len(summary.unverified)}",
+        f"Check queries: {summary.queries}",
+        "Rule: numbers match when |difference| < 0.01 in the stored unit; strings must match exactly.",
+    ]
+    titles = {
+        NEEDS_REVIEW: "NEEDS REVIEW (cannot be cited)",
+        VERIFIED: "VERIFIED",
+        UNVERIFIED: "UNVERIFIED (no check; cannot be cited)",
+    }
+    candidates = set(summary.llm_candidates)
+    for status in (NEEDS_REVIEW, VERIFIED, UNVERIFIED):
+        group = [e for e in entries if e["verification_status"] == status]
+        lines += ["", f"{titles[status]}: {len(group)}"]
+        for e in group:
+            line = f"- {e['calculation_id']}: value={e['value']!r}"
+            if e.get("check_value") is not None:
+                line += f" re-computed={e['check_value']!r} ({e.get('verification_method')})"
+            if status == NEEDS_REVIEW:
+                line += f" -- {e.get('reason', '')}"
+            if status == UNVERIFIED and e["calculation_id"] in candidates:
+                line += f" [{e.get('importance')}; selected for script verification]"
+            lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+def validate_job(job_dir: Path, *, connection_factory: ConnectionFactory | None = None) -> ValidationSummary:
+    """Re-compute every checked calculation in DuckDB and write citations.json and validation_report.txt.
+
+    Args:
+        job_dir: The job folder (reads calculation_metadata.json, cache/profile.json and cache/*.parquet).
+        connection_factory: Makes the DuckDB connection; tests pass a wrapper that counts executes.
+
+    Returns:
+        The :class:`ValidationSummary`.
+
+    Raises:
+        ValidationError: calculation_metadata.json is missing or malformed.
+    """
+    job_dir = Path(job_dir)
+    calcs = load_calculations(job_dir)
+    previous = _previous_entries(job_dir)
+    entries = [_entry(calc, previous.get(str(calc["id"]))) for calc in calcs]
+    checked = [i for i, calc in enumerate(calcs) if has_check(calc)]
+    started = time.perf_counter()
+    views = load_views(job_dir) if checked else {}
+    checks = [calcs[i]["check"] for i in checked]
+    outcomes, queries = run_checks(checks, views, connection_factory=connection_factory)
+    for index, outcome in zip(checked, outcomes, strict=True):
+        entry = entries[index]
+        entry["verification_method"] = "check"
+        if outcome.error:
+            entry.update(verification_status=NEEDS_REVIEW, reason=outcome.error)
+            continue
+        comparison = values_match(calcs[index]["value"], outcome.value)
+        entry.update(
+            check_value=json_safe(outcome.value),
+            verification_status=VERIFIED if comparison.match else NEEDS_REVIEW,
+            reason=comparison.reason,
+        )
+    for calc, entry in zip(calcs, entries, strict=True):
+        old = previous.get(entry["calculation_id"])
+        if _kept_llm_result(calc, old):
+            for key in ("verification_status", "verification_method", "check_value", "reason"):
+                entry[key] = old.get(key)
+    summary = _summarise(entries, calcs)
+    summary.queries, summary.seconds = queries, time.perf_counter() - started
+    _write_outputs(job_dir, entries, summary)
+    logger.info("validated %s: %s", job_dir.name, summary.to_text().splitlines()[0])
+    return summary
+
+
+def record_llm_verification(job_dir: Path, results: Mapping[str, object]) -> ValidationSummary:
+    """Record the Validator's own re-computations for calculations without a check.
+
+    Each result is compared with the tracked value by the same rule as checks. A calculation that has a check keeps
+    its deterministic status; an unknown id is logged and skipped.
+
+    Args:
+        job_dir: The job folder.
+        results: Calculation id -> re-computed value (or ``{"value": ...}``).
+
+    Returns:
+        The updated :class:`ValidationSummary`.
+    """
+    job_dir = Path(job_dir)
+    calcs = load_calculations(job_dir)
+    if load_citations(job_dir, required=False) is None:
+        validate_job(job_dir)
+    data = load_citations(job_dir)
+    by_id = {str(c["id"]): c for c in calcs}
+    old = {str(e.get("calculation_id")): e for e in data["citations"]}
+    entries = [_carry_status(_entry(calc, old.get(str(calc["id"]))), old.get(str(calc["id"]))) for calc in calcs]
+    index = {e["calculation_id"]: e for e in entries}
+    for calc_id, raw in results.items():
+        calc = by_id.get(str(calc_id))
+        if calc is None:
+            logger.warning("LLM verification names unknown calculation %r; skipped", calc_id)
+            continue
+        if has_check(calc):
+            logger.warning("calculation %r has a SQL check; its check result stands", calc_id)
+            continue
+        value = raw.get("value") if isinstance(raw, Mapping) else raw
+        comparison = values_match(calc["value"], value)
+        index[str(calc_id)].update(
+            verification_status=VERIFIED if comparison.match else NEEDS_REVIEW,
+            verification_method="llm",
+            check_value=json_safe(value),
+            reason=comparison.reason,
+        )
+    summary = _summarise(entries, calcs)
+    _write_outputs(job_dir, entries, summary)
+    return summary

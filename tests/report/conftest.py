@@ -1,0 +1,37 @@
+"""Fixtures for report tests (helpers live in report_fixtures.py, a unique module name)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+_SRC = Path(__file__).resolve().parents[2] / "src"
+if importlib.util.find_spec("insightloom") is None and _SRC.is_dir():  # not installed: test the source tree
+    sys.path.insert(0, str(_SRC))
+
+from report_fixtures import CONTRACTS, build_job  # noqa: E402
+
+
+@pytest.fixture
+def job(tmp_path: Path) -> Path:
+    """A validated English job folder with a chart."""
+    return build_job(tmp_path / "job")
+
+
+@pytest.fixture
+def schema():
+    """Validate data against a shared contract by name ("citations"), skipping when contracts are absent."""
+    jsonschema = pytest.importorskip("jsonschema")
+
+    def validate(name: str, data: Any) -> None:
+        path = CONTRACTS / f"{name}.schema.json"
+        if not path.is_file():
+            pytest.skip(f"contract {path} not found")
+        jsonschema.validate(data, json.loads(path.read_text(encoding="utf-8")))
+
+    return validate

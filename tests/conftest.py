@@ -3,17 +3,12 @@
 from __future__ import annotations
 
 import ipaddress
-import json
 import socket
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
-DATA = SHARED / "data"
-CONTRACTS = SHARED / "contracts"
+from shared_paths import load_contract
 
 _real_connect = socket.socket.connect
 
@@ -34,18 +29,22 @@ def _guarded_connect(self: socket.socket, address: Any) -> Any:
 def _no_network_no_credentials(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
     monkeypatch.setattr(socket.socket, "connect", _guarded_connect)
     empty = tmp_path_factory.mktemp("aws")
-    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE",
-                 "AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_ROLE_ARN", "INSIGHTLOOM_CONFIG", "INSIGHTLOOM_PROVIDER",
-                 "INSIGHTLOOM_ARTIFACTS"):
+    for name in (
+        "AWS_ACCESS_KEY_ID",
+        "AWS_SECRET_ACCESS_KEY",
+        "AWS_SESSION_TOKEN",
+        "AWS_PROFILE",
+        "AWS_WEB_IDENTITY_TOKEN_FILE",
+        "AWS_ROLE_ARN",
+        "INSIGHTLOOM_CONFIG",
+        "INSIGHTLOOM_PROVIDER",
+        "INSIGHTLOOM_ARTIFACTS",
+    ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(empty / "credentials"))
     monkeypatch.setenv("AWS_CONFIG_FILE", str(empty / "config"))
     monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
     monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-
-
-def load_contract(name: str) -> dict[str, Any]:
-    return json.loads((CONTRACTS / f"{name}.schema.json").read_text(encoding="utf-8"))
 
 
 @pytest.fixture

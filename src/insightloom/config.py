@@ -166,7 +166,9 @@ def _from_mapping(raw: dict[str, Any], source: str) -> Settings:
     known = {f.name for f in dataclasses.fields(Settings)} - {"agents", "source"}
     unknown = set(raw) - known
     if unknown:
-        raise ConfigError(f"Unknown setting(s) {sorted(unknown)} in {source}.", f"use only: {', '.join(sorted(known))}.")
+        raise ConfigError(
+            f"Unknown setting(s) {sorted(unknown)} in {source}.", f"use only: {', '.join(sorted(known))}."
+        )
     for key in ("artifacts", "prompts_dir"):
         if raw.get(key) is not None:
             raw[key] = Path(raw[key]).expanduser()
@@ -177,7 +179,9 @@ def _from_mapping(raw: dict[str, Any], source: str) -> Settings:
     return settings
 
 
-def load_settings(config_path: Path | None = None, *, env: dict[str, str] | None = None, cwd: Path | None = None) -> Settings:
+def load_settings(
+    config_path: Path | None = None, *, env: dict[str, str] | None = None, cwd: Path | None = None
+) -> Settings:
     """Build Settings from the config file and env vars.
 
     Args:
@@ -254,7 +258,9 @@ def resolve_auto_provider(settings: Settings, env: dict[str, str] | None = None)
         return settings, None
     chosen = "bedrock" if aws_credentials_present(env) else "offline"
     agents = {
-        role: dataclasses.replace(spec, provider=chosen) if settings.spec(role).provider == "auto" else settings.spec(role)
+        role: dataclasses.replace(spec, provider=chosen)
+        if settings.spec(role).provider == "auto"
+        else settings.spec(role)
         for role, spec in settings.agents.items()
     }
     resolved = dataclasses.replace(settings, agents=agents, provider=chosen)

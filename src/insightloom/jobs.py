@@ -86,7 +86,9 @@ class JobFolder:
             (root / name).mkdir(exist_ok=True)
         job = cls(root, job_id)
         now = utc_now()
-        write_json(root / "job.json", {"id": job_id, "status": "queued", "stage": None, "created_at": now, "updated_at": now})
+        write_json(
+            root / "job.json", {"id": job_id, "status": "queued", "stage": None, "created_at": now, "updated_at": now}
+        )
         return job
 
     @classmethod
@@ -95,7 +97,9 @@ class JobFolder:
         root = root.expanduser().resolve()
         path = root / "job.json"
         if not path.is_file():
-            raise BadInputError(f"{root} is not a job folder (no job.json).", "pass a folder made by `insightloom run`.")
+            raise BadInputError(
+                f"{root} is not a job folder (no job.json).", "pass a folder made by `insightloom run`."
+            )
         return cls(root, read_json(path)["id"])
 
     def path(self, *parts: str) -> Path:

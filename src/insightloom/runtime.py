@@ -56,7 +56,9 @@ class JobRuntime:
         return self.job.root
 
     @classmethod
-    def create(cls, job: JobFolder, settings: Settings, request: str, language: str, cwd: Path | None = None) -> JobRuntime:
+    def create(
+        cls, job: JobFolder, settings: Settings, request: str, language: str, cwd: Path | None = None
+    ) -> JobRuntime:
         return cls(
             job=job,
             settings=settings,

@@ -42,7 +42,9 @@ def response_status(text: str) -> str:
 
 def completed_tasks(text: str) -> list[str]:
     """The exact plan items listed under ``## Completed Tasks``."""
-    return [line.strip()[2:].strip() for line in _sections(text).get("completed tasks", []) if line.strip().startswith("- ")]
+    return [
+        line.strip()[2:].strip() for line in _sections(text).get("completed tasks", []) if line.strip().startswith("- ")
+    ]
 
 
 def make_clue(text: str, max_insights: int = 4) -> str:
@@ -80,8 +82,12 @@ class SharedState:
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"messages": self.messages, "clues": self.clues, "full_plan": self.full_plan,
-                "history": [dict(entry) for entry in self.history]}
+        return {
+            "messages": self.messages,
+            "clues": self.clues,
+            "full_plan": self.full_plan,
+            "history": [dict(entry) for entry in self.history],
+        }
 
     def save(self) -> None:
         if self.path is not None:

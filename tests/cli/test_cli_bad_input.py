@@ -35,8 +35,9 @@ def files(tmp_path: Path) -> dict[str, Path]:
 @pytest.mark.parametrize("case", ["missing", "empty", "header", "binary", "ext"])
 def test_bad_file_exits_2_naming_the_file(case: str, files: dict[str, Path], tmp_path: Path) -> None:
     path = tmp_path / "missing.csv" if case == "missing" else files[case]
-    code, _, stderr = run("run", str(path), "-r", "analyze", "--provider", "offline", "--yes",
-                          "--job-dir", str(tmp_path / f"job-{case}"))
+    code, _, stderr = run(
+        "run", str(path), "-r", "analyze", "--provider", "offline", "--yes", "--job-dir", str(tmp_path / f"job-{case}")
+    )
     assert code == 2, stderr
     assert path.name in stderr
     assert "Traceback" not in stderr
@@ -49,8 +50,9 @@ def test_empty_request_exits_2(files: dict[str, Path]) -> None:
 
 
 def test_non_tty_without_yes_refuses(files: dict[str, Path], tmp_path: Path) -> None:
-    code, _, stderr = run("run", str(files["good"]), "-r", "analyze", "--provider", "offline",
-                          "--job-dir", str(tmp_path / "j"))
+    code, _, stderr = run(
+        "run", str(files["good"]), "-r", "analyze", "--provider", "offline", "--job-dir", str(tmp_path / "j")
+    )
     assert code == 2 and "--yes" in stderr
     assert not (tmp_path / "j").exists()
 
@@ -59,8 +61,9 @@ def test_non_empty_job_dir_refused(files: dict[str, Path], tmp_path: Path) -> No
     target = tmp_path / "busy"
     target.mkdir()
     (target / "keep.txt").write_text("mine")
-    code, _, stderr = run("run", str(files["good"]), "-r", "analyze", "--provider", "offline", "--yes",
-                          "--job-dir", str(target))
+    code, _, stderr = run(
+        "run", str(files["good"]), "-r", "analyze", "--provider", "offline", "--yes", "--job-dir", str(target)
+    )
     assert code == 2 and "not empty" in stderr
     assert (target / "keep.txt").read_text() == "mine"
 

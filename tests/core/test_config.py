@@ -28,7 +28,9 @@ def test_yaml_env_and_flag_precedence(tmp_path: Path) -> None:
     assert settings.spec("coder").max_tokens == 999
     assert settings.spec("coder").provider == "bedrock"
     assert settings.max_revisions == 5
-    env = load_settings(env={"INSIGHTLOOM_PROVIDER": "offline", "INSIGHTLOOM_ARTIFACTS": str(tmp_path / "a")}, cwd=tmp_path)
+    env = load_settings(
+        env={"INSIGHTLOOM_PROVIDER": "offline", "INSIGHTLOOM_ARTIFACTS": str(tmp_path / "a")}, cwd=tmp_path
+    )
     assert env.spec("planner").provider == "offline"
     assert env.spec("coder").model_id == "my-coder"  # per-agent ids still apply
     assert env.artifacts == tmp_path / "a"
@@ -71,8 +73,9 @@ def test_auto_reads_only_env_and_shared_files(tmp_path: Path) -> None:
 
 def test_auto_falls_back_to_offline_with_a_banner(tmp_path: Path) -> None:
     settings = load_settings(env={}, cwd=tmp_path)
-    resolved, banner = resolve_auto_provider(settings, env={"AWS_SHARED_CREDENTIALS_FILE": str(tmp_path / "x"),
-                                                            "AWS_CONFIG_FILE": str(tmp_path / "y")})
+    resolved, banner = resolve_auto_provider(
+        settings, env={"AWS_SHARED_CREDENTIALS_FILE": str(tmp_path / "x"), "AWS_CONFIG_FILE": str(tmp_path / "y")}
+    )
     assert all(resolved.spec(role).provider == "offline" for role in ROLES)
     assert banner and "--provider bedrock" in banner
     resolved, banner = resolve_auto_provider(settings, env={"AWS_ACCESS_KEY_ID": "a", "AWS_SECRET_ACCESS_KEY": "b"})

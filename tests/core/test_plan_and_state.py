@@ -34,7 +34,10 @@ SUCCESS
 
 def test_formats_are_exactly_as_designed() -> None:
     assert CLUES_FORMAT == "Here is clues from {agent}:\n\n<clues>\n{text}\n</clues>\n\n"
-    assert RESPONSE_FORMAT == "Response from {agent}:\n\n<response>\n{text}\n</response>\n\n*Please execute the next step.*"
+    assert (
+        RESPONSE_FORMAT
+        == "Response from {agent}:\n\n<response>\n{text}\n</response>\n\n*Please execute the next step.*"
+    )
 
 
 def test_parse_and_filter_per_agent() -> None:
@@ -46,7 +49,10 @@ def test_parse_and_filter_per_agent() -> None:
     others = plan.others_one_line("coder").splitlines()
     assert len(others) == 3 and others[0].startswith("2. Validator: Check (0/1")
     assert plan.blocking_items("reporter") == [
-        "Coder: Compute totals", "Coder: Break down Amount by Category", "Validator: Re-run every check"]
+        "Coder: Compute totals",
+        "Coder: Break down Amount by Category",
+        "Validator: Re-run every check",
+    ]
 
 
 def test_tick_by_exact_wording_only() -> None:

@@ -10,8 +10,7 @@ import jsonschema
 from docx import Document
 
 from insightloom.report.formatting import format_value
-
-from ..conftest import load_contract
+from shared_paths import load_contract
 
 ROLES = ("coordinator", "planner", "supervisor", "coder", "validator", "reporter", "tracker", "auditor")
 REFERENCE_HEADINGS = ("References", "참고 문헌")
@@ -33,8 +32,10 @@ def body_text(docx: Path) -> tuple[str, int, int]:
 
 def check_job(job_dir: Path, *, min_charts: int, min_markers: int) -> dict:
     """Assert the finished job is complete, valid and fully cited; return facts for further checks."""
-    validate = {name: load_contract(name) for name in
-                ("job", "shared_state", "calculation_metadata", "citations", "audit_findings", "usage", "event")}
+    validate = {
+        name: load_contract(name)
+        for name in ("job", "shared_state", "calculation_metadata", "citations", "audit_findings", "usage", "event")
+    }
     for name in ("job", "shared_state", "calculation_metadata", "citations", "audit_findings", "usage"):
         jsonschema.validate(json.loads((job_dir / f"{name}.json").read_text(encoding="utf-8")), validate[name])
     events = [json.loads(line) for line in (job_dir / "events.jsonl").read_text(encoding="utf-8").splitlines()]

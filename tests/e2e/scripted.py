@@ -47,10 +47,15 @@ class ScriptedModel(OfflineModel):
             yield {"contentBlockDelta": {"delta": {"text": reply.text}}}
             yield {"contentBlockStop": {}}
         for index, call in enumerate(reply.tool_calls):
-            yield {"contentBlockStart": {"start": {"toolUse": {"toolUseId": f"scripted_{self.used}_{index}",
-                                                               "name": call.name}}}}
+            yield {
+                "contentBlockStart": {
+                    "start": {"toolUse": {"toolUseId": f"scripted_{self.used}_{index}", "name": call.name}}
+                }
+            }
             payload = call.input if isinstance(call.input, str) else json.dumps(call.input)
             yield {"contentBlockDelta": {"delta": {"toolUse": {"input": payload}}}}
             yield {"contentBlockStop": {}}
         yield {"messageStop": {"stopReason": "tool_use" if reply.tool_calls else "end_turn"}}
-        yield {"metadata": {"usage": {"inputTokens": 1, "outputTokens": 1, "totalTokens": 2}, "metrics": {"latencyMs": 0}}}
+        yield {
+            "metadata": {"usage": {"inputTokens": 1, "outputTokens": 1, "totalTokens": 2}, "metrics": {"latencyMs": 0}}
+        }

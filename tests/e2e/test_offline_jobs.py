@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from jobcheck import check_job
 
-from ..conftest import DATA
-from .jobcheck import check_job
+from shared_paths import DATA
 
 pytestmark = pytest.mark.e2e
 REQUEST = "Analyze this data and write a DOCX report"
@@ -21,8 +21,16 @@ REQUEST = "Analyze this data and write a DOCX report"
 
 def cli(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_ACCESS", "AWS_SECRET", "INSIGHTLOOM_"))}
-    return subprocess.run([sys.executable, "-m", "insightloom", *args], cwd=cwd, env=env, input=stdin,
-                          capture_output=True, text=True, timeout=900, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "insightloom", *args],
+        cwd=cwd,
+        env=env,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
 
 
 @pytest.mark.parametrize(
@@ -36,8 +44,18 @@ def cli(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.Completed
 )
 def test_shared_dataset_job_is_verified_and_cited(data: str, tmp_path: Path) -> None:
     job_dir = tmp_path / "job"
-    done = cli("run", str(DATA / data), "-r", REQUEST, "--provider", "offline", "--yes", "--job-dir", str(job_dir),
-               cwd=tmp_path)
+    done = cli(
+        "run",
+        str(DATA / data),
+        "-r",
+        REQUEST,
+        "--provider",
+        "offline",
+        "--yes",
+        "--job-dir",
+        str(job_dir),
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.strip().splitlines()[-1] == str(job_dir.resolve())
     facts = check_job(job_dir, min_charts=2, min_markers=10)
@@ -65,8 +83,18 @@ def test_demo_from_a_fresh_folder(tmp_path: Path) -> None:
 
 def test_small_talk_answers_without_a_report(tmp_path: Path) -> None:
     data = DATA / "yummy-food" / "yummy-food-market.csv"
-    done = cli("run", str(data), "-r", "hello, who are you?", "--provider", "offline", "--yes", "--job-dir",
-               str(tmp_path / "j"), cwd=tmp_path)
+    done = cli(
+        "run",
+        str(data),
+        "-r",
+        "hello, who are you?",
+        "--provider",
+        "offline",
+        "--yes",
+        "--job-dir",
+        str(tmp_path / "j"),
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     lines = done.stdout.strip().splitlines()
     assert lines[-1] == str((tmp_path / "j").resolve())

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from scripted import ScriptedModel
 
 from insightloom.agents import factory
 from insightloom.config import Settings
@@ -15,21 +16,21 @@ from insightloom.models.offline import OfflineModel
 from insightloom.models.offline.conversation import Reply
 from insightloom.workflow import AutoApprove, JobOptions, run_job
 
-from .scripted import ScriptedModel
-
 pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture
 def small_csv(tmp_path: Path) -> Path:
     rng = np.random.default_rng(3)
-    frame = pd.DataFrame({
-        "date": pd.date_range("2025-01-01", periods=90, freq="D").strftime("%Y-%m-%d"),
-        "region": rng.choice(["North", "South", "East"], 90),
-        "channel": rng.choice(["Web", "Store"], 90),
-        "units": rng.integers(1, 20, 90),
-        "revenue": rng.integers(100, 2000, 90),
-    })
+    frame = pd.DataFrame(
+        {
+            "date": pd.date_range("2025-01-01", periods=90, freq="D").strftime("%Y-%m-%d"),
+            "region": rng.choice(["North", "South", "East"], 90),
+            "channel": rng.choice(["Web", "Store"], 90),
+            "units": rng.integers(1, 20, 90),
+            "revenue": rng.integers(100, 2000, 90),
+        }
+    )
     path = tmp_path / "sales.csv"
     frame.to_csv(path, index=False)
     return path
@@ -43,17 +44,28 @@ def run_with(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, csv: Path, role: s
 
     monkeypatch.setattr(factory, "make_model", fake_make_model)
     settings = Settings(provider="offline").with_provider("offline")
-    opts = JobOptions(inputs=[csv], request="Analyze this sales data and write a report", settings=settings,
-                      job_dir=tmp_path / "job", cwd=tmp_path)
+    opts = JobOptions(
+        inputs=[csv],
+        request="Analyze this sales data and write a report",
+        settings=settings,
+        job_dir=tmp_path / "job",
+        cwd=tmp_path,
+    )
     outcome = run_job(opts, AutoApprove())
     return outcome, scripted
 
 
 def test_failing_script_traceback_reaches_the_model_and_the_fix_runs(monkeypatch, tmp_path, small_csv) -> None:
-    broken = Reply.call("write_and_execute_tool", file_path="00_probe.py",
-                        content="from coder_analysis_utils import load_df\ndf = load_df()\nprint(df['no_such_column'].sum())\n")
-    fixed = Reply.call("write_and_execute_tool", file_path="00_probe.py",
-                       content="from coder_analysis_utils import load_df\ndf = load_df()\nprint(df['revenue'].sum())\n")
+    broken = Reply.call(
+        "write_and_execute_tool",
+        file_path="00_probe.py",
+        content="from coder_analysis_utils import load_df\ndf = load_df()\nprint(df['no_such_column'].sum())\n",
+    )
+    fixed = Reply.call(
+        "write_and_execute_tool",
+        file_path="00_probe.py",
+        content="from coder_analysis_utils import load_df\ndf = load_df()\nprint(df['revenue'].sum())\n",
+    )
     outcome, model = run_with(monkeypatch, tmp_path, small_csv, "coder", [broken, fixed])
     assert outcome.status == "completed", outcome.error
     failed = model.seen[1].last()

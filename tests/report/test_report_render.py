@@ -124,3 +124,20 @@ def test_pdf_is_none_without_libreoffice(job: Path, monkeypatch: pytest.MonkeyPa
     docx = render_report(ENGLISH_MD, job).docx_path
     monkeypatch.setattr(pdf.shutil, "which", lambda name: None)
     assert docx_to_pdf(docx) is None
+
+
+def test_rerender_renumbers_and_clears_stale_markers(job: Path) -> None:
+    render_report(ENGLISH_MD, job)
+    result = render_report("# R\n\nROAS {{calc:roas}}.\n", job)
+    assert result.markers == {"roas": "[1]"}
+    citations = json.loads((job / "citations.json").read_text(encoding="utf-8"))
+    assert {c["calculation_id"]: c["citation_id"] for c in citations["citations"] if c["citation_id"]} == {
+        "roas": "[1]"
+    }
+    assert citations["metadata"]["cited_calculations"] == 1
+
+
+def test_render_before_validation_refuses(tmp_path: Path) -> None:
+    with pytest.raises(RenderRefused, match="run validation first") as info:
+        render_report("# R\n\nTotal {{calc:total_revenue}}.\n", tmp_path)
+    assert info.value.problems[0]["calc_id"] == "total_revenue"

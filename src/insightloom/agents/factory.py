@@ -35,8 +35,9 @@ def _conversation_manager(role: str, rt: JobRuntime) -> Any:
     )
 
 
-def build_agent(role: str, rt: JobRuntime, system_prompt: str, tools: list[Any] | None = None,
-                hooks: list[Any] | None = None) -> Agent:
+def build_agent(
+    role: str, rt: JobRuntime, system_prompt: str, tools: list[Any] | None = None, hooks: list[Any] | None = None
+) -> Agent:
     """Build one agent for this job.
 
     Args:

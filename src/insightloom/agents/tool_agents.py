@@ -99,7 +99,8 @@ def make_agent_tool(role: str, rt: JobRuntime) -> AgentTool:
             blocking = parse_plan(rt.state.full_plan).blocking_items(role)
             if blocking:
                 return tool_error(
-                    f"Refused: {role} cannot start while earlier plan items are unchecked: " + "; ".join(blocking)
+                    f"Refused: {role} cannot start while earlier plan items are unchecked: "
+                    + "; ".join(blocking)
                     + ". Fix: call the agent that owns them first, then the tracker."
                 )
         text = run_tool_agent(role, rt, input)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import re
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +46,9 @@ def _apply_fonts(fig: Any, extra_text: str) -> None:
     """Raise small fonts to the minimum and switch to a CJK font when any label holds Hangul."""
     from matplotlib import font_manager
 
-    fig.canvas.draw()  # creates the tick labels, so they are styled too
+    with warnings.catch_warnings():  # glyph warnings from the default font; fixed just below
+        warnings.simplefilter("ignore", UserWarning)
+        fig.draw_without_rendering()  # creates the tick labels, so they are styled too
     texts = _texts(fig)
     needs_cjk = has_cjk(extra_text) or any(has_cjk(t.get_text()) for t in texts)
     font = find_cjk_font() if needs_cjk else None

@@ -30,12 +30,16 @@ DEMO_REQUEST = "Analyze this sales data and write a DOCX report"
 
 
 def _fail(exc: InsightloomError) -> typer.Exit:
-    err.print(f"[red]error:[/red] {exc.message}" + (f" [bold]Fix:[/bold] {exc.fix}" if exc.fix else ""), highlight=False)
+    err.print(
+        f"[red]error:[/red] {exc.message}" + (f" [bold]Fix:[/bold] {exc.fix}" if exc.fix else ""), highlight=False
+    )
     return typer.Exit(exc.exit_code)
 
 
 def _setup_logging(verbose: int, quiet: bool) -> None:
-    level = logging.DEBUG if verbose > 1 else logging.INFO if verbose == 1 else logging.ERROR if quiet else logging.WARNING
+    level = (
+        logging.DEBUG if verbose > 1 else logging.INFO if verbose == 1 else logging.ERROR if quiet else logging.WARNING
+    )
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     logging.getLogger("strands").setLevel(max(level, logging.WARNING))
 
@@ -54,23 +58,37 @@ def _settings(config: Path | None, provider: str | None, max_revisions: int | No
     return settings
 
 
-def _run(data: list[Path], request: str, *, settings: Settings, yes: bool, job_dir: Path | None,
-         columns: Path | None, quiet: bool, verbose: int) -> int:
+def _run(
+    data: list[Path],
+    request: str,
+    *,
+    settings: Settings,
+    yes: bool,
+    job_dir: Path | None,
+    columns: Path | None,
+    quiet: bool,
+    verbose: int,
+) -> int:
     from ..intake import resolve_inputs
     from ..workflow import AutoApprove, JobOptions, run_job
 
     if not request.strip():
-        raise BadInputError("The request (-r) is empty.", 'say what you want, e.g. -r "Analyze this data and write a report".')
+        raise BadInputError(
+            "The request (-r) is empty.", 'say what you want, e.g. -r "Analyze this data and write a report".'
+        )
     inputs, columns_file = resolve_inputs(list(data), columns)
     if not yes and not sys.stdin.isatty():
-        raise BadInputError("Plan review needs a terminal, and stdin is not one.", "pass --yes to approve the plan automatically.")
+        raise BadInputError(
+            "Plan review needs a terminal, and stdin is not one.", "pass --yes to approve the plan automatically."
+        )
     job = JobFolder.create(settings.artifacts, job_dir)
     if not quiet:
         job.events.subscribe(ProgressPrinter(err, verbose=verbose > 0))
         err.print(f"job {job.id} → {job.root}", highlight=False)
     reviewer = AutoApprove() if yes else TerminalReviewer(err)
-    opts = JobOptions(inputs=inputs, request=request, settings=settings, job_dir=job_dir, columns_file=columns_file,
-                      cwd=Path.cwd())
+    opts = JobOptions(
+        inputs=inputs, request=request, settings=settings, job_dir=job_dir, columns_file=columns_file, cwd=Path.cwd()
+    )
     outcome = run_job(opts, reviewer, job=job)
     if outcome.answer:
         typer.echo(outcome.answer)
@@ -93,7 +111,9 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def main_callback(
-    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")] = False,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")
+    ] = False,
 ) -> None:
     """insightloom: analysis reports whose every number is re-computed and cited."""
 
@@ -102,7 +122,9 @@ def main_callback(
 def run(
     data: Annotated[list[Path], typer.Argument(help="CSV/XLSX files, or a folder of them.")],
     request: Annotated[str, typer.Option("-r", "--request", help="What you want, in plain language.")],
-    provider: Annotated[str | None, typer.Option(help="Model provider for every agent (auto, bedrock, offline...).")] = None,
+    provider: Annotated[
+        str | None, typer.Option(help="Model provider for every agent (auto, bedrock, offline...).")
+    ] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Approve the plan without asking.")] = False,
     job_dir: Annotated[Path | None, typer.Option(help="Exact job folder (must be new or empty).")] = None,
     max_revisions: Annotated[int | None, typer.Option(help="Plan revision rounds (default 3).")] = None,
@@ -115,8 +137,9 @@ def run(
     _setup_logging(verbose, quiet)
     try:
         settings = _settings(config, provider, max_revisions, quiet)
-        code = _run(data, request, settings=settings, yes=yes, job_dir=job_dir, columns=columns, quiet=quiet,
-                    verbose=verbose)
+        code = _run(
+            data, request, settings=settings, yes=yes, job_dir=job_dir, columns=columns, quiet=quiet, verbose=verbose
+        )
     except InsightloomError as exc:
         raise _fail(exc) from None
     raise typer.Exit(code)
@@ -137,8 +160,16 @@ def demo(
         with tempfile.TemporaryDirectory(prefix="insightloom-demo-") as tmp:
             csv_path = generate_demo_csv(Path(tmp) / "bakery_sales.csv")
             columns = write_column_definitions(Path(tmp) / "column_definitions.json")
-            code = _run([csv_path], DEMO_REQUEST, settings=settings, yes=True, job_dir=job_dir, columns=columns,
-                        quiet=quiet, verbose=verbose)
+            code = _run(
+                [csv_path],
+                DEMO_REQUEST,
+                settings=settings,
+                yes=True,
+                job_dir=job_dir,
+                columns=columns,
+                quiet=quiet,
+                verbose=verbose,
+            )
     except InsightloomError as exc:
         raise _fail(exc) from None
     raise typer.Exit(code)

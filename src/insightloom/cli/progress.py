@@ -43,7 +43,9 @@ class ProgressPrinter:
             style = "red" if data.get("status") == "error" else "green"
             self._line(f"[{style}]← {data['tool']} {data.get('status', '')}[/{style}]")
         elif event.kind == "usage" and self.verbose:
-            self._line(f"[dim]tokens in={data['input_tokens']:,} out={data['output_tokens']:,} calls={data['calls']}[/dim]")
+            self._line(
+                f"[dim]tokens in={data['input_tokens']:,} out={data['output_tokens']:,} calls={data['calls']}[/dim]"
+            )
         elif event.kind == "error":
             self._line(f"[red]error: {data['message']}[/red]")
 
@@ -59,8 +61,11 @@ class TerminalReviewer:
         title = "Plan" if revision == 0 else f"Plan (revision {revision} of {max_revisions})"
         self.console.print(Panel(Markdown(plan), title=title))
         can_revise = revision < max_revisions
-        hint = ("Enter or y approves, q cancels, anything else is feedback for a revised plan"
-                if can_revise else "No revisions left: Enter or y approves, q cancels")
+        hint = (
+            "Enter or y approves, q cancels, anything else is feedback for a revised plan"
+            if can_revise
+            else "No revisions left: Enter or y approves, q cancels"
+        )
         while True:
             self.console.print(f"[bold]Review the plan[/bold] ({hint}):")
             try:

@@ -39,6 +39,7 @@ _SCOPE_SIGNAL = 1 << 1
 _WRITABLE_DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty")
 
 _libc_handle: ctypes.CDLL | None = None
+_own_pidns_fd: int | None = None
 
 
 class _RulesetAttr(ctypes.Structure):
@@ -76,6 +77,30 @@ def unshare(flags: int) -> str | None:
     """
     if _libc().unshare(ctypes.c_int(flags)) != 0:
         return _errno_text()
+    return None
+
+
+def new_pid_namespace_for_next_child() -> str | None:
+    """Put the *next* forked child in a brand-new pid namespace, even if earlier children got one.
+
+    ``unshare(CLONE_NEWPID)`` only affects children and refuses to run twice, so first point our
+    "pid namespace for children" back at our own namespace with ``setns`` (allowed for one's own namespace).
+    This lets one long-lived fork server give every script its own namespace with a single fork.
+    """
+    error = reset_pid_namespace_for_children()
+    return error or unshare(CLONE_NEWPID)
+
+
+def reset_pid_namespace_for_children() -> str | None:
+    """Make future children share our own pid namespace again (undo :func:`new_pid_namespace_for_next_child`)."""
+    global _own_pidns_fd
+    if _own_pidns_fd is None:
+        try:
+            _own_pidns_fd = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
+        except OSError as exc:
+            return f"cannot open /proc/self/ns/pid: {exc.strerror}"
+    if _libc().setns(ctypes.c_int(_own_pidns_fd), ctypes.c_int(CLONE_NEWPID)) != 0:
+        return f"setns: {_errno_text()}"
     return None
 
 

@@ -29,12 +29,13 @@ import traceback
 
 try:
     from . import _kernel as kernel
-except ImportError:  # executed as a file by the cold runner: the sibling module is on sys.path[0]
+    from ._child import run_child
+except ImportError:  # executed as a file by the cold runner: sibling modules are on sys.path[0]
     import _kernel as kernel  # type: ignore[no-redef]
+    from _child import run_child  # type: ignore[no-redef]
 
 _READ_CHUNK = 65536
-_DRAIN_LIMIT_S = 2.0
-_EXEC_DIR = os.path.dirname(os.path.abspath(__file__))
+DRAIN_LIMIT_S = 2.0
 
 
 class _Capture:
@@ -65,166 +66,6 @@ class _Capture:
             "total_bytes": self.total,
             "cut_bytes": self.total - kept,
         }
-
-
-# ----------------------------------------------------------------------------------------------- the child
-
-
-def _reset_signals() -> None:
-    """Give the script the signal dispositions a fresh interpreter would have."""
-    for sig in (signal.SIGCHLD, signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2, signal.SIGALRM):
-        signal.signal(sig, signal.SIG_DFL)
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-
-
-def _on_cpu_limit(signum: int, frame: object) -> None:
-    # As pid 1 of a pid namespace the default SIGXCPU action is ignored, so end the run ourselves.
-    os.write(2, b"\nCPU time limit exceeded\n")
-    os._exit(152)
-
-
-def _set_rlimits(limits: dict) -> None:
-    import resource
-
-    mb = 1024 * 1024
-    cpu = max(int(limits["cpu_s"]), 1)
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 2))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (int(limits["file_size_mb"] * mb),) * 2)
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    resource.setrlimit(resource.RLIMIT_AS, (int(limits["memory_mb"] * mb),) * 2)
-
-
-def _redirect_stdio(out_w: int, err_w: int, status_w: int) -> None:
-    """Point fds 0/1/2 at /dev/null and our pipes, keep the status pipe as fd 3, close everything else."""
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(devnull, 0)
-    os.dup2(out_w, 1)
-    os.dup2(err_w, 2)
-    if status_w != 3:
-        os.dup2(status_w, 3)
-    os.closerange(4, 65536)  # listening socket, server stdin, pipes, log files: none may leak into the script
-    sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115 - lives as long as the process
-    sys.stdout = open(1, "w", encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
-    sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", buffering=1, closefd=False)  # noqa: SIM115
-
-
-def _prepare_environment(spec: dict) -> None:
-    """cwd, environment and sys.path exactly as documented for analysis scripts."""
-    job_dir, code_dir, run_dir = spec["job_dir"], spec["code_dir"], spec["run_dir"]
-    tmp_dir = os.path.join(run_dir, "tmp")
-    mpl_dir = os.path.join(run_dir, "mpl")
-    os.makedirs(tmp_dir, exist_ok=True)
-    os.makedirs(mpl_dir, exist_ok=True)
-    os.chdir(job_dir)
-    extra = [code_dir, *spec.get("extra_sys_path", [])]
-    env = os.environ
-    env["INSIGHTLOOM_JOB_DIR"] = job_dir
-    env["MPLBACKEND"] = "Agg"
-    env["TMPDIR"] = tmp_dir
-    env["MPLCONFIGDIR"] = mpl_dir
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
-    env["PYTHONPATH"] = os.pathsep.join(extra)
-    for key in [k for k in env if k.startswith("INSIGHTLOOM_RUNNER_")]:
-        del env[key]
-    import tempfile
-
-    tempfile.tempdir = None  # recompute from TMPDIR on first use
-    keep = [p for p in sys.path if p and os.path.abspath(p) not in (_EXEC_DIR, os.path.abspath(os.sep))]
-    keep = [p for p in keep if os.path.abspath(p) != os.path.abspath(spec.get("server_cwd", "/nonexistent"))]
-    sys.path[:] = extra + [p for p in keep if p not in extra]
-    sys.argv = [spec["script"]]
-    sys.dont_write_bytecode = True
-    _seed_mpl_cache(spec.get("mpl_cache"), mpl_dir)
-
-
-def _seed_mpl_cache(src: str | None, dest: str) -> None:
-    """Copy matplotlib's font list so a cold script does not rebuild it (it cannot write the shared cache)."""
-    if not src or "matplotlib" in sys.modules or not os.path.isdir(src):
-        return
-    import shutil
-
-    for name in os.listdir(src):
-        if name.startswith("fontlist") and name.endswith(".json"):
-            shutil.copyfile(os.path.join(src, name), os.path.join(dest, name))
-
-
-def _reset_inherited_state() -> None:
-    """Undo what a fork from the warm server would otherwise share between scripts."""
-    random_mod = sys.modules.get("random")
-    if random_mod is not None:
-        random_mod.seed()
-    numpy = sys.modules.get("numpy")
-    if numpy is not None:
-        numpy.random.seed()  # legacy global RandomState would repeat the server's sequence in every child
-    if "matplotlib.pyplot" in sys.modules:
-        sys.modules["matplotlib.pyplot"].close("all")
-    logging_mod = sys.modules.get("logging")
-    if logging_mod is not None:
-        logging_mod.root.handlers.clear()
-        logging_mod.root.setLevel(logging_mod.WARNING)
-
-
-def _confine(spec: dict) -> list[str]:
-    """Apply Landlock (writes only in the job and run folders); return notes about what is missing."""
-    notes = []
-    isolate = spec["isolate"]
-    if isolate.get("filesystem", True) or isolate.get("network", True):
-        writable = [spec["job_dir"], spec["run_dir"]] if isolate.get("filesystem", True) else ["/"]
-        _features, error = kernel.landlock_confine(writable, deny_tcp=isolate.get("network", True), scope=True)
-        if error:
-            notes.append(f"landlock: {error}")
-    return notes
-
-
-def _run_child(spec: dict, out_w: int, err_w: int, status_w: int) -> int:
-    """Body of the forked child: set up, run the script as __main__, return its exit code."""
-    os.setsid()
-    _redirect_stdio(out_w, err_w, status_w)
-    _reset_signals()
-    signal.signal(signal.SIGXCPU, _on_cpu_limit)
-    _prepare_environment(spec)
-    _reset_inherited_state()
-    notes = _confine(spec)
-    _set_rlimits(spec["limits"])
-    # Report confinement before any script code runs, then close the channel so the script cannot use it.
-    os.write(3, json.dumps(notes).encode())
-    os.close(3)
-    import runpy
-
-    try:
-        runpy.run_path(spec["script"], run_name="__main__")
-        code = 0
-    except SystemExit as exc:
-        code = _exit_code(exc.code)
-    except BaseException:  # noqa: BLE001 - report every script failure as a traceback, like python would
-        traceback.print_exc()
-        code = 1
-    _finish_threads()
-    return code
-
-
-def _exit_code(value: object) -> int:
-    if value is None:
-        return 0
-    if isinstance(value, int):
-        return value & 0xFF
-    print(value, file=sys.stderr)
-    return 1
-
-
-def _finish_threads() -> None:
-    """Wait for non-daemon threads and flush, as interpreter shutdown would."""
-    try:
-        import threading
-
-        threading._shutdown()  # type: ignore[attr-defined]
-    except Exception:  # noqa: BLE001 - shutdown is best effort; the supervisor still cleans up
-        pass
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(Exception):
-            stream.flush()
 
 
 # ------------------------------------------------------------------------------------------ the supervisor
@@ -295,18 +136,13 @@ def kill_descendants() -> int:
 
 
 def _enter_namespaces(isolate: dict) -> tuple[dict, list[str]]:
-    """Network and pid namespaces for the child-to-be; report what could not be had."""
-    active: dict = {"netns": False, "pidns": False, "subreaper": False}
+    """Subreaper and a pid namespace for the child-to-be; report what could not be had."""
+    active: dict = {"pidns": False, "subreaper": False}
     notes: list[str] = []
     error = kernel.set_child_subreaper()
     active["subreaper"] = error is None
     if error:
         notes.append(f"subreaper: {error}")
-    if isolate.get("network", True):
-        error = kernel.unshare(kernel.CLONE_NEWNET)
-        active["netns"] = error is None
-        if error:
-            notes.append(f"network namespace: {error}")
     if isolate.get("pidns", True):
         error = kernel.unshare(kernel.CLONE_NEWPID)
         active["pidns"] = error is None
@@ -315,124 +151,110 @@ def _enter_namespaces(isolate: dict) -> tuple[dict, list[str]]:
     return active, notes
 
 
-def _watch(pid: int, pipes: dict[int, _Capture], status_r: int, deadline: float) -> tuple[bool, bytes]:
-    """Pump output until the child exits or the deadline passes; return (timed_out, status bytes)."""
-    sel = selectors.DefaultSelector()
-    pidfd = os.pidfd_open(pid)
-    sel.register(pidfd, selectors.EVENT_READ, "exit")
-    for fd in pipes:
-        sel.register(fd, selectors.EVENT_READ, "out")
-    sel.register(status_r, selectors.EVENT_READ, "status")
-    status = b""
-    timed_out = False
-    try:
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                timed_out = True
-                break
-            events = sel.select(remaining)
-            done = False
-            for key, _mask in events:
-                if key.data == "exit":
-                    done = True
-                    continue
-                data = os.read(key.fd, _READ_CHUNK)
-                if not data:
-                    sel.unregister(key.fd)
-                elif key.data == "status":
-                    status += data
-                else:
-                    pipes[key.fd].feed(data)
-            if done:
-                break
-    finally:
-        sel.close()
-        os.close(pidfd)
-    return timed_out, status
+class Run:
+    """One running script as its supervisor sees it: pipes, bounded captures, clock and exit status.
+
+    Used both by :func:`supervise` (a process dedicated to one run) and by the warm server's event loop, which
+    supervises many runs at once.
+    """
+
+    def __init__(self, spec: dict) -> None:
+        self.spec = spec
+        self.started = time.monotonic()
+        limits = spec["limits"]
+        self.deadline = self.started + float(limits["timeout_s"])
+        self.out_r, out_w = os.pipe()
+        self.err_r, err_w = os.pipe()
+        self.status_r, status_w = os.pipe()
+        cap = limits["max_output_bytes"]
+        self.captures = {self.out_r: _Capture(cap), self.err_r: _Capture(cap)}
+        self.status = b""
+        self.timed_out = False
+        self.wait_status: int | None = None
+        self.cpu_s = 0.0
+        self.max_rss_mb = 0.0
+        self.exited_at: float | None = None
+        self.notes: list[str] = []
+        self.active: dict = {}
+        self.leftovers = 0
+        self.open_fds = {self.out_r, self.err_r, self.status_r}
+        self.pid = os.fork()
+        if self.pid == 0:
+            _child_entry(spec, (self.out_r, self.err_r, self.status_r), out_w, err_w, status_w)
+        for fd in (out_w, err_w, status_w):
+            os.close(fd)
+        self.pidfd = os.pidfd_open(self.pid)
+        _write_pid(spec["run_dir"], "child.pid", self.pid)
+
+    def feed(self, fd: int) -> bool:
+        """Read once from one of our pipes; False (and the fd closed) at EOF."""
+        data = os.read(fd, _READ_CHUNK)
+        if not data:
+            os.close(fd)
+            self.open_fds.discard(fd)
+            return False
+        if fd == self.status_r:
+            self.status += data
+        else:
+            self.captures[fd].feed(data)
+        return True
+
+    def kill(self) -> None:
+        """Wall clock exceeded: SIGKILL the child (with a pid namespace, everything it spawned dies too)."""
+        self.timed_out = True
+        _kill_quietly(self.pid)
+
+    def reap(self) -> None:
+        """Collect the exit status and CPU usage from the kernel (the child's word is not needed)."""
+        _pid, self.wait_status, usage = os.wait4(self.pid, 0)
+        self.cpu_s = round(usage.ru_utime + usage.ru_stime, 3)
+        self.max_rss_mb = round(usage.ru_maxrss / 1024, 1)
+        self.exited_at = time.monotonic()
+        os.close(self.pidfd)
+
+    def close(self) -> None:
+        for fd in list(self.open_fds):
+            os.close(fd)
+        self.open_fds.clear()
+
+    def result(self) -> dict:
+        self.close()
+        try:
+            self.notes.extend(json.loads(self.status.decode() or "[]"))
+        except ValueError:
+            self.notes.append("child did not report its confinement")
+        return {
+            "exit_code": os.waitstatus_to_exitcode(self.wait_status) if self.wait_status is not None else None,
+            "timed_out": self.timed_out,
+            "cpu_s": self.cpu_s,
+            "max_rss_mb": self.max_rss_mb,
+            "duration_s": round((self.exited_at or time.monotonic()) - self.started, 4),
+            "stdout": self.captures[self.out_r].as_dict(),
+            "stderr": self.captures[self.err_r].as_dict(),
+            "leftovers_killed": self.leftovers,
+            "confined": bool(self.status),
+            "active": self.active,
+            "notes": self.notes,
+        }
 
 
-def _drain(pipes: dict[int, _Capture]) -> None:
-    """Read what is left in the pipes; every writer is dead by now, so EOF comes quickly."""
-    sel = selectors.DefaultSelector()
-    for fd in pipes:
-        sel.register(fd, selectors.EVENT_READ)
-    end = time.monotonic() + _DRAIN_LIMIT_S
+def _child_entry(spec: dict, parent_fds: tuple[int, ...], out_w: int, err_w: int, status_w: int) -> None:
+    """First code of the forked child; never returns."""
+    code = 70
     try:
-        while sel.get_map() and time.monotonic() < end:
-            for key, _mask in sel.select(max(end - time.monotonic(), 0)):
-                data = os.read(key.fd, _READ_CHUNK)
-                if data:
-                    pipes[key.fd].feed(data)
-                else:
-                    sel.unregister(key.fd)
+        for fd in parent_fds:
+            os.close(fd)
+        code = run_child(spec, out_w, err_w, status_w)
+    except BaseException:  # noqa: BLE001 - setup failed before the script ran
+        traceback.print_exc()
     finally:
-        sel.close()
+        os._exit(code)
 
 
 def _write_pid(run_dir: str, name: str, pid: int) -> None:
-    # The host reads these only if this supervisor stops answering, to kill what it left behind.
+    # The host reads these only if the supervisor stops answering, to kill what it left behind.
     with open(os.path.join(run_dir, name), "w") as fh:
         fh.write(str(pid))
-
-
-def supervise(spec: dict) -> dict:
-    """Fork the child, enforce the wall clock, clean up every descendant and describe what happened.
-
-    Must run in a process dedicated to this one run (it becomes a subreaper and enters namespaces).
-    """
-    started = time.monotonic()
-    limits = spec["limits"]
-    active, notes = _enter_namespaces(spec["isolate"])
-    phases = {"namespaces": time.monotonic()}
-    out_r, out_w = os.pipe()
-    err_r, err_w = os.pipe()
-    status_r, status_w = os.pipe()
-    _write_pid(spec["run_dir"], "supervisor.pid", os.getpid())
-    pid = os.fork()
-    if pid == 0:  # child
-        code = 70
-        try:
-            for fd in (out_r, err_r, status_r):
-                os.close(fd)
-            code = _run_child(spec, out_w, err_w, status_w)
-        except BaseException:  # noqa: BLE001 - setup failed before the script ran
-            traceback.print_exc()
-        finally:
-            os._exit(code)
-    for fd in (out_w, err_w, status_w):
-        os.close(fd)
-    _write_pid(spec["run_dir"], "child.pid", pid)
-    phases["forked"] = time.monotonic()
-    captures = {out_r: _Capture(limits["max_output_bytes"]), err_r: _Capture(limits["max_output_bytes"])}
-    timed_out, status = _watch(pid, captures, status_r, started + float(limits["timeout_s"]))
-    if timed_out:
-        _kill_quietly(pid)
-    phases["exited"] = time.monotonic()
-    _pid, wait_status, usage = os.wait4(pid, 0)
-    leftovers = kill_descendants()
-    _drain(captures)
-    phases["cleaned"] = time.monotonic()
-    for fd in (out_r, err_r, status_r):
-        os.close(fd)
-    try:
-        notes.extend(json.loads(status.decode() or "[]"))
-    except ValueError:
-        notes.append("child did not report its confinement")
-    return {
-        "exit_code": os.waitstatus_to_exitcode(wait_status),
-        "timed_out": timed_out,
-        "cpu_s": round(usage.ru_utime + usage.ru_stime, 3),
-        "max_rss_mb": round(usage.ru_maxrss / 1024, 1),
-        "duration_s": round(time.monotonic() - started, 4),
-        "stdout": captures[out_r].as_dict(),
-        "stderr": captures[err_r].as_dict(),
-        "leftovers_killed": leftovers,
-        "confined": bool(status),
-        "active": active,
-        "notes": notes,
-        "phases_ms": {k: round((v - started) * 1000, 2) for k, v in phases.items()},
-    }
 
 
 def _kill_quietly(pid: int) -> None:
@@ -440,12 +262,61 @@ def _kill_quietly(pid: int) -> None:
         os.kill(pid, signal.SIGKILL)
 
 
+def _watch(run: Run) -> None:
+    """Pump output until the child exits or its deadline passes (then kill it)."""
+    with selectors.DefaultSelector() as sel:
+        sel.register(run.pidfd, selectors.EVENT_READ, "exit")
+        for fd in run.open_fds:
+            sel.register(fd, selectors.EVENT_READ, "pipe")
+        while True:
+            remaining = run.deadline - time.monotonic()
+            if remaining <= 0:
+                run.kill()
+                return
+            events = sel.select(remaining)
+            if any(key.data == "exit" for key, _mask in events):
+                return
+            for key, _mask in events:
+                if not run.feed(key.fd):
+                    sel.unregister(key.fd)
+
+
+def drain(run: Run) -> None:
+    """Read what is left in the pipes; every writer is dead by now, so EOF comes quickly."""
+    end = time.monotonic() + DRAIN_LIMIT_S
+    with selectors.DefaultSelector() as sel:
+        for fd in run.open_fds:
+            sel.register(fd, selectors.EVENT_READ)
+        while sel.get_map() and time.monotonic() < end:
+            for key, _mask in sel.select(max(end - time.monotonic(), 0)):
+                if not run.feed(key.fd):
+                    sel.unregister(key.fd)
+
+
+def supervise(spec: dict) -> dict:
+    """Fork the child, enforce the wall clock, clean up every descendant and describe what happened.
+
+    Must run in a process dedicated to this one run: it becomes a subreaper and enters a pid namespace.
+    """
+    active, notes = _enter_namespaces(spec["isolate"])
+    _write_pid(spec["run_dir"], "supervisor.pid", os.getpid())
+    run = Run(spec)
+    run.active, run.notes = active, notes
+    _watch(run)
+    run.reap()
+    run.leftovers = kill_descendants()
+    drain(run)
+    return run.result()
+
+
 def probe() -> dict:
     """Try each isolation feature in this (throwaway) process and report which ones work."""
-    isolate = {"network": True, "pidns": True, "filesystem": True}
-    active, notes = _enter_namespaces(isolate)
-    abi = kernel.landlock_abi()
-    return {"active": active, "notes": notes, "landlock_abi": abi, "euid": os.geteuid()}
+    active, notes = _enter_namespaces({"pidns": True})
+    error = kernel.unshare(kernel.CLONE_NEWNET)
+    active["netns"] = error is None
+    if error:
+        notes.append(f"network namespace: {error}")
+    return {"active": active, "notes": notes, "landlock_abi": kernel.landlock_abi(), "euid": os.geteuid()}
 
 
 def main() -> int:

@@ -9,12 +9,14 @@ job state: every request carries its own job folder, and each request is served 
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
 import os
 import selectors
-import signal
 import socket
 import sys
+import time
 import traceback
 
 from insightloom.execution import _kernel as kernel
@@ -79,87 +81,170 @@ def _thread_count() -> int:
         return 1
 
 
-def _serve_one(conn: socket.socket) -> None:
-    """In the forked per-run supervisor: read the spec, run it, answer, exit."""
+class _Server:
+    """Single-threaded event loop: accepts requests, forks children, pumps their output, enforces deadlines.
+
+    Fast path (a pid namespace per script is possible): the script child is forked straight from this process,
+    as pid 1 of a fresh pid namespace, so one fork per script and the kernel kills everything it spawned when it
+    ends. Otherwise a per-run supervisor is forked (``_sandbox.supervise``: subreaper + descendant sweep).
+    """
+
+    def __init__(self, listener: socket.socket) -> None:
+        self.listener = listener
+        self.sel = selectors.DefaultSelector()
+        self.sel.register(listener, selectors.EVENT_READ, ("accept", None))
+        self.sel.register(sys.stdin.fileno(), selectors.EVENT_READ, ("stdin", None))
+        self.runs: dict[_sandbox.Run, socket.socket | None] = {}
+
+    def serve(self) -> None:
+        while True:
+            for key, _mask in self.sel.select(self._next_timeout()):
+                kind, item = key.data
+                if kind == "stdin" and not os.read(key.fd, 1024):
+                    return  # the host closed our stdin: it is gone or shutting us down
+                if kind == "accept":
+                    self._accept()
+                elif kind == "exit":
+                    self.sel.unregister(key.fd)
+                    item.reap()
+                elif kind == "pipe" and not item.feed(key.fd):
+                    self.sel.unregister(key.fd)
+                elif kind == "conn":
+                    self._host_event(key.fileobj, item)
+                elif kind == "supervisor":
+                    self.sel.unregister(key.fd)
+                    os.close(key.fd)
+                    with contextlib.suppress(ChildProcessError):
+                        os.waitpid(item, 0)
+            self._enforce_deadlines()
+
+    def _next_timeout(self) -> float | None:
+        now = time.monotonic()
+        ends = [r.deadline if r.exited_at is None else r.exited_at + _sandbox.DRAIN_LIMIT_S for r in self.runs]
+        return max(min(ends) - now, 0.0) if ends else None
+
+    def _enforce_deadlines(self) -> None:
+        now = time.monotonic()
+        for run in list(self.runs):
+            if run.exited_at is None:
+                if now >= run.deadline and not run.timed_out:
+                    run.kill()
+            elif not run.open_fds or now >= run.exited_at + _sandbox.DRAIN_LIMIT_S:
+                self._finish(run)
+
+    def _accept(self) -> None:
+        try:
+            conn, _addr = self.listener.accept()
+        except BlockingIOError:
+            return
+        spec = _read_spec(conn)
+        if spec is None:
+            conn.close()
+            return
+        if spec["isolate"].get("pidns", True) and kernel.new_pid_namespace_for_next_child() is None:
+            self._start_fast(conn, spec)
+        else:
+            kernel.reset_pid_namespace_for_children()
+            self._start_supervisor(conn, spec)
+
+    def _start_fast(self, conn: socket.socket, spec: dict) -> None:
+        try:
+            run = _sandbox.Run(spec)
+        except OSError as exc:
+            _send(conn, {"runner_error": f"cannot start the script: {exc}"})
+            conn.close()
+            return
+        run.active = {"pidns": True, "subreaper": False}
+        self.runs[run] = conn
+        self.sel.register(run.pidfd, selectors.EVENT_READ, ("exit", run))
+        for fd in run.open_fds:
+            self.sel.register(fd, selectors.EVENT_READ, ("pipe", run))
+        self.sel.register(conn, selectors.EVENT_READ, ("conn", run))
+
+    def _host_event(self, conn: socket.socket, run: _sandbox.Run) -> None:
+        """The host only ever closes its end early (it gave up): stop the script."""
+        self.sel.unregister(conn)
+        with contextlib.suppress(OSError):
+            if conn.recv(1):
+                return
+        self.runs[run] = None
+        conn.close()
+        if run.exited_at is None:
+            run.kill()
+
+    def _finish(self, run: _sandbox.Run) -> None:
+        for fd in list(run.open_fds):
+            self.sel.unregister(fd)
+        conn = self.runs.pop(run)
+        result = run.result()
+        if conn is not None:
+            self.sel.unregister(conn)
+            _send(conn, result)
+            conn.close()
+
+    def _start_supervisor(self, conn: socket.socket, spec: dict) -> None:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid:
+            conn.close()
+            self.sel.register(os.pidfd_open(pid), selectors.EVENT_READ, ("supervisor", pid))
+            return
+        code = 0
+        try:
+            self.listener.close()
+            self.sel.close()
+            devnull = os.open(os.devnull, os.O_RDONLY)
+            os.dup2(devnull, 0)
+            try:
+                result = _sandbox.supervise(spec)
+            except BaseException:  # noqa: BLE001 - report, never hang the host
+                result = {"runner_error": traceback.format_exc()}
+            _send(conn, result)
+        except BaseException:  # noqa: BLE001
+            code = 1
+        finally:
+            os._exit(code)
+
+
+def _read_spec(conn: socket.socket) -> dict | None:
+    """The host sends one JSON line right after connecting."""
     try:
-        conn.settimeout(30)
+        conn.setblocking(True)
+        conn.settimeout(10)
         data = b""
         while not data.endswith(b"\n") and len(data) < _MAX_SPEC_BYTES:
             chunk = conn.recv(65536)
             if not chunk:
-                break
+                return None
             data += chunk
-        spec = json.loads(data.decode())
         conn.settimeout(None)
-        try:
-            result = _sandbox.supervise(spec)
-        except BaseException:  # noqa: BLE001 - report, never hang the host
-            result = {"runner_error": traceback.format_exc()}
+        return json.loads(data.decode())
+    except (OSError, ValueError) as exc:
+        _log(f"bad request: {exc}")
+        return None
+
+
+def _send(conn: socket.socket, result: dict) -> None:
+    with contextlib.suppress(OSError):
+        conn.settimeout(30)
         conn.sendall(json.dumps(result).encode() + b"\n")
-    finally:
-        conn.close()
-
-
-def _reap(signum: int, frame: object) -> None:
-    _sandbox._reap_nohang()
-
-
-def serve(listener: socket.socket) -> None:
-    """Accept connections until stdin closes; fork one supervisor per connection."""
-    signal.signal(signal.SIGCHLD, _reap)
-    sel = selectors.DefaultSelector()
-    sel.register(listener, selectors.EVENT_READ, "accept")
-    sel.register(sys.stdin.fileno(), selectors.EVENT_READ, "stdin")
-    while True:
-        for key, _mask in sel.select():
-            if key.data == "stdin":
-                if not os.read(key.fd, 1024):
-                    return  # host went away
-                continue
-            try:
-                conn, _addr = listener.accept()
-            except BlockingIOError:
-                continue
-            _fork_supervisor(conn, listener)
-
-
-def _fork_supervisor(conn: socket.socket, listener: socket.socket) -> None:
-    sys.stdout.flush()
-    sys.stderr.flush()
-    pid = os.fork()
-    if pid:
-        conn.close()
-        return
-    code = 0
-    try:
-        signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # the supervisor waits for its own child
-        listener.close()
-        devnull = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(devnull, 0)
-        os.close(devnull)
-        _serve_one(conn)
-    except BaseException:  # noqa: BLE001
-        code = 1
-    finally:
-        os._exit(code)
 
 
 def main() -> int:
     """Entry point: ``python -m insightloom.execution._server <fd>``."""
     listener = socket.socket(fileno=int(sys.argv[1]))
     listener.setblocking(False)
-    error = kernel.set_child_subreaper()  # orphans of a crashed supervisor come back here to be reaped
-    if error:
-        _log(f"cannot become a child subreaper: {error}")
     failed = preload()
     for item in failed:
         _log(f"could not pre-import {item}; scripts will import it themselves")
     threads = _thread_count()
     if threads > 1:
         _log(f"{threads} threads after pre-import; forking may be unsafe (check *_NUM_THREADS settings)")
+    gc.freeze()  # keep the collector from touching (and so copying) every pre-imported object in each child
     sys.stdout.write(json.dumps({"ready": True, "threads": threads, "failed": failed}) + "\n")
     sys.stdout.flush()
-    serve(listener)
+    _Server(listener).serve()
     return 0
 
 

@@ -203,7 +203,9 @@ def _compact_dates(text: pd.Series) -> pd.Series | None:
 
 def _parse_numbers(text: pd.Series, *, decimal_comma: bool) -> Coerced | None:
     present = text.dropna()
-    if present.empty or present.str.fullmatch(_LEADING_ZERO_RE.pattern).any():
+    if present.empty or not _maybe_numeric(present.head(_DATE_SAMPLE)):
+        return None
+    if present.str.fullmatch(_LEADING_ZERO_RE.pattern).any():
         return None  # "08053", "010-..." keep their zeros as text
     body, unit = _strip_units(present)
     if body is None:
@@ -220,6 +222,11 @@ def _parse_numbers(text: pd.Series, *, decimal_comma: bool) -> Coerced | None:
     if body.str.fullmatch(_INT_TEXT_RE.pattern).all():
         return Coerced(_narrow_int(nums), unit)
     return Coerced(nums.astype("float64"), unit)
+
+
+def _maybe_numeric(sample: pd.Series) -> bool:
+    """Cheap pre-check: every sampled value is digits, separators, signs or a unit symbol."""
+    return bool(sample.str.fullmatch(r"[\d\s.,+\-eE%$₩€£¥원]+").all())
 
 
 def _strip_units(present: pd.Series) -> tuple[pd.Series | None, str | None]:

@@ -68,7 +68,10 @@ def ingest(
     taken: set[str] = set()
     for index, src in enumerate(paths):
         copy = copy_into(src, data_dir, copied)
-        raws = read_xlsx(copy) if copy.suffix.lower() in XLSX_SUFFIXES else [read_csv(copy)]
+        try:
+            raws = read_xlsx(copy) if copy.suffix.lower() in XLSX_SUFFIXES else [read_csv(copy)]
+        except BadInputError as exc:  # name the user's file, not the job's copy of it
+            raise BadInputError(exc.message.replace(str(copy), str(src)), exc.fix) from exc
         views = _name_views(copy, raws, taken, aliases)
         for raw, view in zip(raws, views, strict=True):
             tables.append(_cache_table(raw, view, copy.name, cache_dir, definitions, texts))

@@ -49,6 +49,7 @@ def make_model(spec: AgentModelSpec, role: str, settings: Settings) -> Model:
 
         return make_litellm(spec, settings)
     raise ConfigError(
-        f"Provider {provider!r} for the {role} agent is not resolved.", "use bedrock, openai, ollama, anthropic, "
-        "litellm or offline (auto is resolved from credentials before models are built)."
+        f"Provider {provider!r} for the {role} agent is not resolved.",
+        "use bedrock, openai, ollama, anthropic, "
+        "litellm or offline (auto is resolved from credentials before models are built).",
     )

@@ -14,5 +14,8 @@ def make_litellm(spec: AgentModelSpec, settings: Settings) -> Any:
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     module = import_provider("strands.models.litellm", "litellm")
     client_args = {"api_base": spec.base_url} if spec.base_url else {}
-    return module.LiteLLMModel(client_args=client_args, model_id=spec.model_id,
-                               params={"max_tokens": spec.max_tokens, "timeout": settings.model_timeout_s, **spec.params})
+    return module.LiteLLMModel(
+        client_args=client_args,
+        model_id=spec.model_id,
+        params={"max_tokens": spec.max_tokens, "timeout": settings.model_timeout_s, **spec.params},
+    )

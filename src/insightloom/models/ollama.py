@@ -12,5 +12,10 @@ DEFAULT_HOST = "http://127.0.0.1:11434"
 
 def make_ollama(spec: AgentModelSpec, settings: Settings) -> Any:
     module = import_provider("strands.models.ollama", "ollama")
-    return module.OllamaModel(spec.base_url or DEFAULT_HOST, model_id=spec.model_id, max_tokens=spec.max_tokens,
-                              options=spec.params or None, ollama_client_args={"timeout": settings.model_timeout_s})
+    return module.OllamaModel(
+        spec.base_url or DEFAULT_HOST,
+        model_id=spec.model_id,
+        max_tokens=spec.max_tokens,
+        options=spec.params or None,
+        ollama_client_args={"timeout": settings.model_timeout_s},
+    )

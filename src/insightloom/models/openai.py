@@ -11,8 +11,13 @@ from ._optional import import_provider
 
 def make_openai(spec: AgentModelSpec, settings: Settings) -> Any:
     module = import_provider("strands.models.openai", "openai")
-    client_args: dict[str, Any] = {"api_key": os.environ.get("OPENAI_API_KEY", "not-needed"), "timeout": settings.model_timeout_s,
-                                   "max_retries": settings.model_max_attempts}
+    client_args: dict[str, Any] = {
+        "api_key": os.environ.get("OPENAI_API_KEY", "not-needed"),
+        "timeout": settings.model_timeout_s,
+        "max_retries": settings.model_max_attempts,
+    }
     if spec.base_url:
         client_args["base_url"] = spec.base_url
-    return module.OpenAIModel(client_args=client_args, model_id=spec.model_id, params={"max_tokens": spec.max_tokens, **spec.params})
+    return module.OpenAIModel(
+        client_args=client_args, model_id=spec.model_id, params={"max_tokens": spec.max_tokens, **spec.params}
+    )

@@ -17,7 +17,9 @@ from ..runtime import JobRuntime
 from .paths import inside_job
 from .results import tool_error
 
-ALLOWED = frozenset({"ls", "head", "tail", "wc", "cat", "grep", "find", "sort", "uniq", "cut", "du", "file", "stat", "pwd"})
+ALLOWED = frozenset(
+    {"ls", "head", "tail", "wc", "cat", "grep", "find", "sort", "uniq", "cut", "du", "file", "stat", "pwd"}
+)
 MAX_OUTPUT = 4_000
 MAX_TIMEOUT = 60
 
@@ -46,8 +48,15 @@ def make_bash_tool(rt: JobRuntime) -> AgentTool:
         except BadInputError as exc:
             return tool_error(str(exc))
         try:
-            done = subprocess.run(args, cwd=rt.root, capture_output=True, text=True, timeout=min(timeout, MAX_TIMEOUT),
-                                  errors="replace", check=False)
+            done = subprocess.run(
+                args,
+                cwd=rt.root,
+                capture_output=True,
+                text=True,
+                timeout=min(timeout, MAX_TIMEOUT),
+                errors="replace",
+                check=False,
+            )
         except subprocess.TimeoutExpired:
             return tool_error(f"Killed after {min(timeout, MAX_TIMEOUT)} s timeout.")
         output = (done.stdout + done.stderr).strip()

@@ -34,7 +34,9 @@ def make_file_read(rt: JobRuntime) -> AgentTool:
         text = target.read_text(encoding="utf-8", errors="replace")
         chunk = text[offset : offset + MAX_CHARS]
         if offset + MAX_CHARS < len(text):
-            chunk += f"\n[... {len(text) - offset - MAX_CHARS} more characters; call again with offset={offset + MAX_CHARS}]"
+            chunk += (
+                f"\n[... {len(text) - offset - MAX_CHARS} more characters; call again with offset={offset + MAX_CHARS}]"
+            )
         return chunk
 
     return file_read

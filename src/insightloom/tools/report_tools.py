@@ -55,8 +55,10 @@ def make_render_report(rt: JobRuntime) -> AgentTool:
             return tool_error(_refusal_text(exc))
         except InsightloomError as exc:
             return tool_error(str(exc))
-        return (f"Rendered final_report.docx with {len(result.markers)} cited calculations, "
-                f"{len(result.charts)} charts and {result.tables} tables.")
+        return (
+            f"Rendered final_report.docx with {len(result.markers)} cited calculations, "
+            f"{len(result.charts)} charts and {result.tables} tables."
+        )
 
     return render_report
 

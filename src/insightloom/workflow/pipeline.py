@@ -84,21 +84,33 @@ def _versions() -> dict[str, str]:
 
 
 def _write_start_files(job: JobFolder, opts: JobOptions) -> None:
-    job.write_json("request.json", {
-        "request": opts.request,
-        "inputs": [str(p) for p in opts.inputs],
-        "columns_file": str(opts.columns_file) if opts.columns_file else None,
-        "created_at": utc_now(),
-    })
-    job.write_json("run_info.json", {
-        "job_id": job.id,
-        "versions": _versions(),
-        "models": {role: {"provider": opts.settings.spec(role).provider, "model_id": opts.settings.spec(role).model_id,
-                          "max_tokens": opts.settings.spec(role).max_tokens, "cache": opts.settings.spec(role).cache}
-                   for role in ROLES},
-        "config": opts.settings.to_dict(),
-        "request": opts.request,
-    })
+    job.write_json(
+        "request.json",
+        {
+            "request": opts.request,
+            "inputs": [str(p) for p in opts.inputs],
+            "columns_file": str(opts.columns_file) if opts.columns_file else None,
+            "created_at": utc_now(),
+        },
+    )
+    job.write_json(
+        "run_info.json",
+        {
+            "job_id": job.id,
+            "versions": _versions(),
+            "models": {
+                role: {
+                    "provider": opts.settings.spec(role).provider,
+                    "model_id": opts.settings.spec(role).model_id,
+                    "max_tokens": opts.settings.spec(role).max_tokens,
+                    "cache": opts.settings.spec(role).cache,
+                }
+                for role in ROLES
+            },
+            "config": opts.settings.to_dict(),
+            "request": opts.request,
+        },
+    )
 
 
 def _intake(rt: JobRuntime, opts: JobOptions) -> None:
@@ -112,27 +124,39 @@ def _coordinate(rt: JobRuntime) -> str | None:
     rt.job.set_stage("coordinate")
     tables = rt.profile.tables if rt.profile else []
     summary = "; ".join(f"{t.file} ({t.rows} rows, {len(t.columns)} columns)" for t in tables)
-    prompt = render_prompt("coordinator", rt.settings.prompts_dir, request=rt.request, data_summary=summary,
-                           max_tokens=rt.settings.spec("coordinator").max_tokens)
+    prompt = render_prompt(
+        "coordinator",
+        rt.settings.prompts_dir,
+        request=rt.request,
+        data_summary=summary,
+        max_tokens=rt.settings.spec("coordinator").max_tokens,
+    )
     agent = build_agent("coordinator", rt, prompt, [make_handoff(rt)])
     answer = str(agent(rt.request)).strip()
     return None if rt.handoff else answer
 
 
 def _ask_planner(rt: JobRuntime, name: str, **values: object) -> str:
-    base = {"request": rt.request, "data_profile": rt.profile.to_prompt() if rt.profile else "",
-            "language": rt.language, "max_tokens": rt.settings.spec("planner").max_tokens}
+    base = {
+        "request": rt.request,
+        "data_profile": rt.profile.to_prompt() if rt.profile else "",
+        "language": rt.language,
+        "max_tokens": rt.settings.spec("planner").max_tokens,
+    }
     prompt = render_prompt(name, rt.settings.prompts_dir, **{**base, **values})
     problems: list[str] = []
     for _ in range(MAX_PLAN_ATTEMPTS):
         agent = build_agent("planner", rt, prompt)
-        ask = "Write the plan." if not problems else "Your plan broke these rules; write it again: " + "; ".join(problems)
+        ask = (
+            "Write the plan." if not problems else "Your plan broke these rules; write it again: " + "; ".join(problems)
+        )
         plan = str(agent(ask)).strip()
         problems = plan_problems(plan)
         if not problems:
             return plan + "\n"
-    raise InsightloomError(f"The Planner did not produce a valid plan: {'; '.join(problems)}.",
-                           "try again, or rephrase the request.")
+    raise InsightloomError(
+        f"The Planner did not produce a valid plan: {'; '.join(problems)}.", "try again, or rephrase the request."
+    )
 
 
 def _set_plan(rt: JobRuntime, plan: str) -> None:
@@ -169,9 +193,13 @@ def _plan_and_review(rt: JobRuntime, reviewer: Reviewer) -> bool:
 
 def _supervise(rt: JobRuntime) -> None:
     rt.job.set_stage("supervise")
-    prompt = render_prompt("supervisor", rt.settings.prompts_dir, full_plan=rt.state.full_plan,
-                           max_reporter_retries=rt.settings.max_reporter_retries,
-                           max_tokens=rt.settings.spec("supervisor").max_tokens)
+    prompt = render_prompt(
+        "supervisor",
+        rt.settings.prompts_dir,
+        full_plan=rt.state.full_plan,
+        max_reporter_retries=rt.settings.max_reporter_retries,
+        max_tokens=rt.settings.spec("supervisor").max_tokens,
+    )
     agent = build_agent("supervisor", rt, prompt, make_agent_tools(rt))
     agent("Execute the approved plan, one section at a time, until every item is checked.")
 
@@ -237,8 +265,9 @@ def run_job(opts: JobOptions, reviewer: Reviewer, *, job: JobFolder | None = Non
         status, error = _final_status(rt)
         report = job.path("final_report.docx") if status != "failed" else None
         _finish(rt, status, report=report, error=error)
-        return JobOutcome(status, job.root, EXIT_CODES[status], report=report, error=error,
-                          seconds=time.perf_counter() - started)
+        return JobOutcome(
+            status, job.root, EXIT_CODES[status], report=report, error=error, seconds=time.perf_counter() - started
+        )
     except KeyboardInterrupt:
         rt.cancel.set()
         _finish(rt, "cancelled")

@@ -42,7 +42,9 @@ def _message_text(messages: Messages) -> str:
             if "text" in block:
                 parts.append(block["text"])
             elif "toolUse" in block:
-                parts.append(block["toolUse"]["name"] + json.dumps(block["toolUse"].get("input", {}), ensure_ascii=False))
+                parts.append(
+                    block["toolUse"]["name"] + json.dumps(block["toolUse"].get("input", {}), ensure_ascii=False)
+                )
             elif "toolResult" in block:
                 parts.extend(item.get("text", "") for item in block["toolResult"].get("content", []))
     return "\n".join(parts)
@@ -108,7 +110,9 @@ class OfflineModel(Model):
         conversation = Conversation(system_prompt or "", messages, {spec["name"] for spec in tool_specs or []})
         reply = respond(self.config["role"], conversation)
         reply = self._clip(reply)
-        output_text = reply.text + "".join(call.name + json.dumps(call.input, ensure_ascii=False) for call in reply.tool_calls)
+        output_text = reply.text + "".join(
+            call.name + json.dumps(call.input, ensure_ascii=False) for call in reply.tool_calls
+        )
         yield {"messageStart": {"role": "assistant"}}
         if reply.text:
             yield {"contentBlockDelta": {"delta": {"text": reply.text}}}
@@ -123,7 +127,11 @@ class OfflineModel(Model):
         output_tokens = count_tokens(output_text)
         yield {
             "metadata": {
-                "usage": {"inputTokens": input_tokens, "outputTokens": output_tokens, "totalTokens": input_tokens + output_tokens},
+                "usage": {
+                    "inputTokens": input_tokens,
+                    "outputTokens": output_tokens,
+                    "totalTokens": input_tokens + output_tokens,
+                },
                 "metrics": {"latencyMs": int((time.perf_counter() - started) * 1000)},
             }
         }

@@ -14,20 +14,28 @@ from .conversation import Conversation, Reply
 REF_RE = re.compile(r"\{\{\s*calc:([A-Za-z0-9_.\-]+)\s*\}\}")
 MAX_RENDERS = 4
 _WORDS = {
-    "en": {"summary": "Executive summary", "findings": "Findings", "conclusions": "Conclusions",
-           "intro": "This report answers the request: {request}",
-           "closing": [
-               "Every figure in this report was computed from the data by analysis scripts, recomputed "
-               "independently with DuckDB, and is cited to its formula in the references.",
-               "Figures that could not be verified were left out rather than printed.",
-           ]},
-    "ko": {"summary": "요약", "findings": "주요 분석 결과", "conclusions": "결론",
-           "intro": "이 보고서는 다음 요청에 답합니다: {request}",
-           "closing": [
-               "이 보고서의 모든 수치는 분석 스크립트로 데이터에서 계산되었고, DuckDB로 독립적으로 다시 계산되어 검증되었으며, "
-               "참고 문헌에 그 공식이 인용되어 있습니다.",
-               "검증되지 않은 수치는 보고서에 싣지 않았습니다.",
-           ]},
+    "en": {
+        "summary": "Executive summary",
+        "findings": "Findings",
+        "conclusions": "Conclusions",
+        "intro": "This report answers the request: {request}",
+        "closing": [
+            "Every figure in this report was computed from the data by analysis scripts, recomputed "
+            "independently with DuckDB, and is cited to its formula in the references.",
+            "Figures that could not be verified were left out rather than printed.",
+        ],
+    },
+    "ko": {
+        "summary": "요약",
+        "findings": "주요 분석 결과",
+        "conclusions": "결론",
+        "intro": "이 보고서는 다음 요청에 답합니다: {request}",
+        "closing": [
+            "이 보고서의 모든 수치는 분석 스크립트로 데이터에서 계산되었고, "
+            "DuckDB로 독립적으로 다시 계산되어 검증되었으며, 참고 문헌에 그 공식이 인용되어 있습니다.",
+            "검증되지 않은 수치는 보고서에 싣지 않았습니다.",
+        ],
+    },
 }
 
 
@@ -54,8 +62,9 @@ def _usable(text: str, allowed: set[str]) -> bool:
     return all(ref in allowed for ref in REF_RE.findall(text))
 
 
-def compose(results_text: str, citations_text: str, *, title: str, request: str, language: str,
-            banned: set[str]) -> str:
+def compose(
+    results_text: str, citations_text: str, *, title: str, request: str, language: str, banned: set[str]
+) -> str:
     """Build the report Markdown from the notes, using only verified calculations not in ``banned``."""
     words = _WORDS.get(language, _WORDS["en"])
     statuses = _statuses(citations_text)
@@ -93,16 +102,31 @@ def reporter(conv: Conversation) -> Reply:
     renders = [e for e in exchanges if e.name == "render_report"]
     if renders and renders[-1].status == "success":
         files = ["final_report.docx", "report.md"]
-        return Reply(text=(
-            "## Status\nSUCCESS\n## Completed Tasks\n"
-            + "\n".join(f"- {m.group(1).strip()}" for m in re.finditer(r"^\s*-\s*\[ \]\s+(.*)$", conv.tag("plan_section") or "", re.M))
-            + "\n## Key Insights\n- " + renders[-1].result.splitlines()[0][:200]
-            + "\n## Generated Files\n" + "\n".join(f"- {f}" for f in files)
-        ))
+        return Reply(
+            text=(
+                "## Status\nSUCCESS\n## Completed Tasks\n"
+                + "\n".join(
+                    f"- {m.group(1).strip()}"
+                    for m in re.finditer(r"^\s*-\s*\[ \]\s+(.*)$", conv.tag("plan_section") or "", re.M)
+                )
+                + "\n## Key Insights\n- "
+                + renders[-1].result.splitlines()[0][:200]
+                + "\n## Generated Files\n"
+                + "\n".join(f"- {f}" for f in files)
+            )
+        )
     if len(renders) >= MAX_RENDERS:
-        return Reply(text="## Status\nERROR\n## Completed Tasks\n- none\n## Key Insights\n- The report could not be "
-                          "rendered: " + renders[-1].result[:300] + "\n## Generated Files\n- report.md")
+        return Reply(
+            text="## Status\nERROR\n## Completed Tasks\n- none\n## Key Insights\n- The report could not be "
+            "rendered: " + renders[-1].result[:300] + "\n## Generated Files\n- report.md"
+        )
     banned = {ref for e in renders for ref in REF_RE.findall(e.result)}
-    markdown = compose(reads["all_results.txt"], reads["citations.json"], title=_header(conv, "Title", "Data analysis report"),
-                       request=_header(conv, "Request", ""), language=_language(conv), banned=banned)
+    markdown = compose(
+        reads["all_results.txt"],
+        reads["citations.json"],
+        title=_header(conv, "Title", "Data analysis report"),
+        request=_header(conv, "Request", ""),
+        language=_language(conv),
+        banned=banned,
+    )
     return Reply.call("render_report", markdown=markdown)

@@ -15,10 +15,40 @@ from .conversation import Conversation, Reply
 logger = logging.getLogger(__name__)
 
 _ANALYSIS_WORDS = (
-    "analy", "report", "data", "chart", "insight", "trend", "sales", "revenue", "summar", "kpi", "docx", "breakdown",
-    "분석", "보고서", "리포트", "데이터", "매출", "차트", "요약", "추세",
+    "analy",
+    "report",
+    "data",
+    "chart",
+    "insight",
+    "trend",
+    "sales",
+    "revenue",
+    "summar",
+    "kpi",
+    "docx",
+    "breakdown",
+    "분석",
+    "보고서",
+    "리포트",
+    "데이터",
+    "매출",
+    "차트",
+    "요약",
+    "추세",
 )
-_GREETINGS = ("hi", "hello", "hey", "thanks", "thank you", "good morning", "how are you", "who are you", "안녕", "고마워", "감사")
+_GREETINGS = (
+    "hi",
+    "hello",
+    "hey",
+    "thanks",
+    "thank you",
+    "good morning",
+    "how are you",
+    "who are you",
+    "안녕",
+    "고마워",
+    "감사",
+)
 MAX_SUPERVISOR_STEPS = 60
 
 
@@ -49,10 +79,14 @@ def coordinator(conv: Conversation) -> Reply:
     if is_analysis and "handoff_to_planner" in conv.tool_names:
         return Reply.call("handoff_to_planner", reason="The request asks for an analysis of the attached data.")
     if is_greeting:
-        return Reply(text="Hello! I analyse CSV and Excel files and write verified, cited DOCX reports. "
-                          "Give me a data file and a request such as 'Analyze this sales data and write a report'.")
-    return Reply(text="That is outside what I do: I analyse the attached data files and write reports about them. "
-                      "Ask me for an analysis of the data, for example 'Summarise revenue by category'.")
+        return Reply(
+            text="Hello! I analyse CSV and Excel files and write verified, cited DOCX reports. "
+            "Give me a data file and a request such as 'Analyze this sales data and write a report'."
+        )
+    return Reply(
+        text="That is outside what I do: I analyse the attached data files and write reports about them. "
+        "Ask me for an analysis of the data, for example 'Summarise revenue by category'."
+    )
 
 
 def planner(conv: Conversation) -> Reply:
@@ -76,7 +110,9 @@ def _next_role(conv: Conversation) -> str | None:
         if exchange.name == "tracker":
             rows = re.findall(r"^- (\w+): (\d+)/(\d+) \((open|done)\)", exchange.result, re.M)
             if rows:
-                open_rows = [name.lower() for name, _, _, state in rows if state == "open" and name.lower() != "tracker"]
+                open_rows = [
+                    name.lower() for name, _, _, state in rows if state == "open" and name.lower() != "tracker"
+                ]
                 return open_rows[0] if open_rows else None
     plan = parse_plan(conv.tag("full_plan") or "")
     return next((s.role for s in plan.sections if not s.done and s.role != "tracker"), None)
@@ -95,9 +131,17 @@ def supervisor(conv: Conversation) -> Reply:
     audits = [e for e in agents if e.name == "auditor"]
     if audits and agents[-1].name == "auditor" and re.search(r"verdict\W+retry", audits[-1].result, re.I):
         if len(audits) <= retries:
-            return Reply.call("reporter", input="The Auditor asked for a retry. Patch only the flagged sections "
-                                                "(see audit_findings.json) and render the report again.")
-    if agents[-1:] and agents[-1].name == "reporter" and audits and re.search(r"verdict\W+retry", audits[-1].result, re.I):
+            return Reply.call(
+                "reporter",
+                input="The Auditor asked for a retry. Patch only the flagged sections "
+                "(see audit_findings.json) and render the report again.",
+            )
+    if (
+        agents[-1:]
+        and agents[-1].name == "reporter"
+        and audits
+        and re.search(r"verdict\W+retry", audits[-1].result, re.I)
+    ):
         return Reply.call("auditor", input="Audit the re-rendered report.")
     role = _next_role(conv)
     if role is None:
@@ -122,8 +166,12 @@ def coder(conv: Conversation) -> Reply:
         if spec is not None:
             name, source = script_for(spec, profile, language)
             return Reply.call("write_and_execute_tool", file_path=name, content=source, timeout=120)
-        return Reply.call("write_and_execute_tool", file_path=f"{len(runs) + 1:02d}_note.py",
-                          content=f"print({json.dumps('No offline analysis matches: ' + item)})\n", timeout=30)
+        return Reply.call(
+            "write_and_execute_tool",
+            file_path=f"{len(runs) + 1:02d}_note.py",
+            content=f"print({json.dumps('No offline analysis matches: ' + item)})\n",
+            timeout=30,
+        )
     completed, insights, files = [], [], []
     for item, run in zip(items, runs, strict=False):
         if run.status == "success":
@@ -134,7 +182,9 @@ def coder(conv: Conversation) -> Reply:
         else:
             insights.append(f"{item.split(':')[0]}: failed ({run.result.splitlines()[0][:120] if run.result else ''})")
     status = "SUCCESS" if len(completed) == len(items) else ("PARTIAL_SUCCESS" if completed else "ERROR")
-    return Reply(text=standard_response(status, completed, insights, files + ["all_results.txt", "calculation_metadata.json"]))
+    return Reply(
+        text=standard_response(status, completed, insights, files + ["all_results.txt", "calculation_metadata.json"])
+    )
 
 
 def _items(conv: Conversation) -> list[str]:
@@ -146,9 +196,14 @@ def validator(conv: Conversation) -> Reply:
     if last is None:
         return Reply.call("validate_calculations")
     ok = last.status == "success"
-    return Reply(text=standard_response("SUCCESS" if ok else "ERROR", _items(conv) if ok else [],
-                                        [line for line in last.result.splitlines() if line.strip()][:5],
-                                        ["citations.json", "validation_report.txt"]))
+    return Reply(
+        text=standard_response(
+            "SUCCESS" if ok else "ERROR",
+            _items(conv) if ok else [],
+            [line for line in last.result.splitlines() if line.strip()][:5],
+            ["citations.json", "validation_report.txt"],
+        )
+    )
 
 
 def tracker(conv: Conversation) -> Reply:
@@ -156,8 +211,11 @@ def tracker(conv: Conversation) -> Reply:
     if last is None:
         items = completed_tasks(conv.user_text)
         return Reply.call("update_plan", items=items)
-    return Reply(text=standard_response("SUCCESS" if last.status == "success" else "ERROR", [], [], ["plan.md"])
-                 + "\n" + last.result)
+    return Reply(
+        text=standard_response("SUCCESS" if last.status == "success" else "ERROR", [], [], ["plan.md"])
+        + "\n"
+        + last.result
+    )
 
 
 def auditor(conv: Conversation) -> Reply:
@@ -168,8 +226,14 @@ def auditor(conv: Conversation) -> Reply:
     verdict_text = verdict.group(1).lower() if verdict else "needs_review"
     done = verdict_text in ("pass", "needs_review")
     status = "SUCCESS" if verdict_text == "pass" else "PARTIAL_SUCCESS"
-    return Reply(text=standard_response(status, _items(conv) if done else [], [f"Verdict: {verdict_text}"]
-                                        + last.result.splitlines()[1:4], ["audit_findings.json"]))
+    return Reply(
+        text=standard_response(
+            status,
+            _items(conv) if done else [],
+            [f"Verdict: {verdict_text}"] + last.result.splitlines()[1:4],
+            ["audit_findings.json"],
+        )
+    )
 
 
 def summarizer(conv: Conversation) -> Reply:

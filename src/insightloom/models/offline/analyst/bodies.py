@@ -54,6 +54,20 @@ def markdown_table(header, rows):
     return "\\n".join(lines)
 
 
+def compact(value, _position=None):
+    """Tick label without scientific offsets: 3.4B, 12.5K, 0.85."""
+    for size, suffix in ((1e9, "B"), (1e6, "M"), (1e3, "K")):
+        if abs(value) >= size:
+            return f"{value / size:.3g}{suffix}"
+    return f"{value:.3g}"
+
+
+def plain_axis(axis):
+    from matplotlib.ticker import FuncFormatter
+
+    axis.set_major_formatter(FuncFormatter(compact))
+
+
 T = qi(VIEW)
 '''
 

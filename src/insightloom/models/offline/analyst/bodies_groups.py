@@ -84,6 +84,7 @@ def main():
     ax = fig.subplots()
     ax.barh([str(k) for k in plot[BY]], plot["value"], color="#4C72B0")
     ax.set_xlabel(what)
+    plain_axis(ax.xaxis)
     ax.set_title(TX["chart_title"].format(title=title.replace("`", "")))
     chart = save_chart(fig, CHART, title=title.replace("`", ""), alt=TX["chart_alt"].format(what=what, by=BY),
                        caption=TX["caption"].format(title=title.replace("`", "")))
@@ -177,6 +178,7 @@ def main():
     ax = fig.subplots()
     ax.plot(series.index, series.to_numpy(), marker="o" if len(series) <= 40 else None, color="#4C72B0")
     ax.set_ylabel(what.replace("`", ""))
+    plain_axis(ax.yaxis)
     ax.set_title(TX["title"].format(what=what, period=TX_PERIOD).replace("`", ""))
     ax.grid(alpha=0.3)
     fig.autofmt_xdate()
@@ -217,6 +219,8 @@ def main():
     ax.scatter(pair[X], pair[Y], s=12, alpha=0.5, color="#4C72B0")
     ax.set_xlabel(X)
     ax.set_ylabel(Y)
+    plain_axis(ax.xaxis)
+    plain_axis(ax.yaxis)
     title = TX["title"].format(x=X, y=Y).replace("`", "")
     ax.set_title(title)
     chart = save_chart(fig, CHART, title=title, alt=TX["chart_alt"].format(x=X, y=Y).replace("`", ""),
@@ -263,6 +267,7 @@ def main():
     ax.hist(s, bins=min(40, max(10, int(len(s) ** 0.5))), color="#4C72B0", alpha=0.85)
     ax.axvline(s.median(), color="#C44E52", linestyle="--")
     ax.set_xlabel(MEASURE)
+    plain_axis(ax.xaxis)
     title = TX["title"].format(m=MEASURE).replace("`", "")
     ax.set_title(title)
     chart = save_chart(fig, CHART, title=title, alt=TX["chart_alt"].format(m=MEASURE).replace("`", ""),

@@ -98,15 +98,15 @@ def _thought(profile: dict[str, Any], request: str, language: str) -> str:
             lines.append(
                 f"`{table.get('file', table.get('view'))}`: {rows}행 × {ncols}열. 주요 측정값 {_names(ms)}, "
                 f"주요 범주 {_names(cats)}, 날짜 열 {_names([date] if date else [])}, "
-                f"구성 요소로 다시 계산할 비율 {', '.join(rates) or '-'}. 개인정보·식별자 열 {_names(skipped)}은 "
-                "분석하지 않습니다."
+                f"구성 요소로 다시 계산할 비율 {', '.join(rates) or '-'}."
+                + (f" 개인정보·식별자 열 {_names(skipped)}은(는) 분석하지 않습니다." if skipped else "")
             )
         else:
             lines.append(
                 f"`{table.get('file', table.get('view'))}` has {rows} rows x {ncols} columns. Main measures "
                 f"{_names(ms)}; main categories {_names(cats)}; date column {_names([date] if date else [])}; rates "
-                f"recomputed from their parts: {', '.join(rates) or '-'}. Personal and identifier columns "
-                f"{_names(skipped)} are not analysed."
+                f"recomputed from their parts: {', '.join(rates) or '-'}."
+                + (f" Personal and identifier columns {_names(skipped)} are not analysed." if skipped else "")
             )
     if language == "ko":
         lines.append("모든 수치는 DuckDB check로 독립 재계산되어 검증된 뒤에만 보고서에 인용됩니다.")

@@ -37,6 +37,7 @@ _MEASURE_HINTS: tuple[tuple[str, int], ...] = (
     (r"score|점수", 15),
     (r"qty|quantity|units|수량|clicks?|클릭|conversions?|전환", 10),
 )
+_SUMMARY = re.compile(r"total|overall|avg|average|mean|summary|합계|총|평균|종합", re.I)
 _CATEGORY_HINT = re.compile(
     r"category|region|channel|segment|type|department|dept|division|team|store|product|group|status|grade|gender|"
     r"role|매체|카테고리|지역|채널|부서|유형|분류|성별|연령|상품|직무|등급",
@@ -133,8 +134,10 @@ def _measure_score(col: dict[str, Any], rows: int, request: str) -> float:
     name = str(col.get("name", ""))
     score = 100.0 if _mentioned(name, request) else 0.0
     score += 50.0 if col.get("unit") else 0.0
+    field = name.rsplit(" / ", 1)[-1]  # flattened XLSX headers: the meaning sits in the last part
+    score += 10.0 if _SUMMARY.search(name) else 0.0
     for pattern, bonus in _MEASURE_HINTS:
-        if re.search(pattern, name, re.I):
+        if re.search(pattern, field, re.I):
             score += bonus
             break
     present = 1.0 - (col.get("missing") or 0) / rows if rows else 0.0
@@ -168,7 +171,7 @@ def _category_score(col: dict[str, Any], rows: int, request: str) -> float:
     distinct = int(col.get("distinct") or 0)
     score = 100.0 if _mentioned(name, request) else 0.0
     score += 30.0 if _CATEGORY_HINT.search(name) else 0.0
-    score += 20.0 if 3 <= distinct <= 12 else 8.0 if distinct == 2 else 5.0
+    score += 20.0 if 3 <= distinct <= 20 else 8.0 if distinct == 2 else 5.0
     score -= 10.0 * ((col.get("missing") or 0) / rows if rows else 0.0)
     return score
 

@@ -50,7 +50,13 @@ def make_job(tmp_path: Path) -> Callable[..., Path]:
     return _make
 
 
-def write_script(job: Path, name: str, text: str) -> Path:
+def _write_script(job: Path, name: str, text: str) -> Path:
     path = job / "code" / name
     path.write_text(text)
     return path
+
+
+@pytest.fixture(name="write_script")
+def write_script_fixture() -> Callable[[Path, str, str], Path]:
+    """``write_script(job, name, text)`` writes ``<job>/code/<name>`` and returns its path."""
+    return _write_script

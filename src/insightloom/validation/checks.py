@@ -28,7 +28,6 @@ import duckdb
 logger = logging.getLogger(__name__)
 
 CHUNK_SIZE = 200
-_MISSING = object()
 
 
 @dataclass

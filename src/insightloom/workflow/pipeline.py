@@ -204,6 +204,30 @@ def _supervise(rt: JobRuntime) -> None:
     agent("Execute the approved plan, one section at a time, until every item is checked.")
 
 
+def _record_metrics(rt: JobRuntime, seconds: float) -> None:
+    """Add run figures to run_info.json: wall time, scripts run and their total time, model calls per agent."""
+    info = read_json(rt.job.path("run_info.json"))
+    scripts = rt.extras.get("scripts", [])
+    usage = rt.ledger.to_dict()["agents"]
+    info["metrics"] = {
+        "wall_seconds": round(seconds, 3),
+        "scripts_run": len(scripts),
+        "script_seconds": round(sum(s["seconds"] for s in scripts), 3),
+        "model_calls": {role: usage[role]["calls"] for role in ROLES},
+    }
+    rt.job.write_json("run_info.json", info)
+
+
+def _export_pdf(rt: JobRuntime) -> None:
+    """A PDF beside the DOCX where LibreOffice is installed; its absence is not an error."""
+    from ..report.pdf import docx_to_pdf
+
+    try:
+        docx_to_pdf(rt.job.path("final_report.docx"))
+    except (OSError, InsightloomError) as exc:
+        logger.warning("PDF export failed: %s", exc)
+
+
 def _final_status(rt: JobRuntime) -> tuple[Status, str | None]:
     docx = rt.job.path("final_report.docx")
     if not docx.exists():
@@ -264,6 +288,9 @@ def run_job(opts: JobOptions, reviewer: Reviewer, *, job: JobFolder | None = Non
         _supervise(rt)
         status, error = _final_status(rt)
         report = job.path("final_report.docx") if status != "failed" else None
+        if report is not None:
+            _export_pdf(rt)
+        _record_metrics(rt, time.perf_counter() - started)
         _finish(rt, status, report=report, error=error)
         return JobOutcome(
             status, job.root, EXIT_CODES[status], report=report, error=error, seconds=time.perf_counter() - started

@@ -102,7 +102,7 @@ def bucket(dates):
     if PERIOD == "day":
         return dates.dt.normalize()
     if PERIOD == "week":
-        return dates.dt.normalize() - pd.to_timedelta(dates.dt.weekday, unit="D")
+        return dates.dt.normalize() - pd.to_timedelta(dates.dt.day_of_week, unit="D")
     return dates.dt.to_period("M" if PERIOD == "month" else "Y").dt.start_time
 
 
@@ -162,7 +162,7 @@ def main():
                            "highest value per period", cols, "medium", cte + "SELECT MAX(v) FROM p", UNIT, DECIMALS)
     findings.append(TX["peak"].format(peak=peak_ref, value=peak_value_ref))
     if AGG != "mean" and (dates.max() - dates.min()).days >= 6:
-        weekend = dates.dt.weekday >= 5
+        weekend = dates.dt.day_of_week >= 5
         part = weekend.sum() if AGG == "count" else pd.to_numeric(df.loc[weekend, MEASURE], errors="coerce").sum()
         whole = dates.notna().sum() if AGG == "count" else pd.to_numeric(df.loc[dates.notna(), MEASURE],
                                                                          errors="coerce").sum()

@@ -172,7 +172,8 @@ def _category_score(col: dict[str, Any], rows: int, request: str) -> float:
     score = 100.0 if _mentioned(name, request) else 0.0
     score += 30.0 if _CATEGORY_HINT.search(name) else 0.0
     score += 20.0 if 3 <= distinct <= 20 else 8.0 if distinct == 2 else 5.0
-    score -= 10.0 * ((col.get("missing") or 0) / rows if rows else 0.0)
+    missing = (col.get("missing") or 0) / rows if rows else 0.0
+    score -= 10.0 * missing if missing > 0.05 else 0.0  # a few blanks do not make a dimension less useful
     return score
 
 

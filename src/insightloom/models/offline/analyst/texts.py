@@ -87,9 +87,9 @@ TEXTS: dict[str, dict[str, dict[str, str]]] = {
         "en": {
             "title": "Trend of {what} per {period}",
             "span": "The data covers {periods} periods ({period}) from {first} to {last}.",
-            "change": "{what} {direction} from {first_value} in the first period to {last_value} in the last "
+            "change": "From the first to the last period, {what} {direction} from {first_value} to {last_value} "
             "({change}).",
-            "flat": "{what} was {first_value} in the first period and {last_value} in the last.",
+            "flat": "In the first period {what} was {first_value}, and in the last {last_value}.",
             "up": "rose",
             "down": "fell",
             "same": "stayed level",

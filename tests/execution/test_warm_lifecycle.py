@@ -1,0 +1,57 @@
+"""The warm server restarts when it dies and falls back to cold processes when it cannot start."""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+
+from insightloom.execution import Limits, WarmRunner
+
+FAST = Limits(timeout_s=30)
+
+
+def test_warm_runner_restarts_after_the_server_dies(make_job, write_script) -> None:
+    job = make_job()
+    script = write_script(job, "hi.py", "print('hi')\n")
+    runner = WarmRunner()
+    try:
+        assert runner.run(script, job, FAST).runner == "warm"
+        first_pid = runner.server_pid
+        assert first_pid is not None
+        os.kill(first_pid, signal.SIGKILL)
+        result = runner.run(script, job, FAST)
+        assert result.status == "ok" and result.runner == "warm"
+        assert runner.server_pid not in (None, first_pid)
+    finally:
+        runner.shutdown()
+
+
+def test_unstartable_server_falls_back_to_cold_and_says_so_once(make_job, caplog, write_script) -> None:
+    job = make_job()
+    script = write_script(job, "hi.py", "print('hi')\n")
+    runner = WarmRunner(python="/nonexistent/python3")
+    with caplog.at_level(logging.WARNING, logger="insightloom.execution"):
+        results = [runner.run(script, job, FAST) for _ in range(2)]
+    assert [(r.status, r.runner) for r in results] == [("ok", "cold"), ("ok", "cold")]
+    assert "hi" in results[1].stdout
+    fallbacks = [r for r in caplog.records if "cold subprocesses" in r.getMessage()]
+    assert len(fallbacks) == 1
+
+
+def test_shutdown_stops_the_server(make_job, write_script) -> None:
+    job = make_job()
+    runner = WarmRunner()
+    runner.run(write_script(job, "hi.py", "print('hi')\n"), job, FAST)
+    pid = runner.server_pid
+    runner.shutdown()
+    assert runner.server_pid is None
+    assert pid is not None and not os.path.exists(f"/proc/{pid}/cmdline") or _is_zombie_or_gone(pid)
+
+
+def _is_zombie_or_gone(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True

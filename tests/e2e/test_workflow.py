@@ -7,10 +7,10 @@ import threading
 from pathlib import Path
 
 import pytest
-from shared_paths import DATA
 
 from insightloom.config import Settings
 from insightloom.workflow import AutoApprove, Decision, JobOptions, run_job
+from shared_paths import DATA
 
 pytestmark = pytest.mark.e2e
 MOON = DATA / "moon-market-en" / "moon-market-fresh-food-sales.csv"

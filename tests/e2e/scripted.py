@@ -34,7 +34,7 @@ class ScriptedModel(OfflineModel):
                 yield event
             return
         # Drop the scripted exchanges (assistant tool call + tool result pairs) so the offline brain sees a clean run.
-        same_invocation = bool(messages) and messages[0] is self._scripted_task
+        same_invocation = bool(messages) and messages[0] == self._scripted_task
         trimmed = [messages[0], *messages[1 + 2 * self.used :]] if same_invocation else messages
         async for event in super().stream(trimmed, tool_specs, system_prompt, **kwargs):
             yield event

@@ -70,7 +70,8 @@ def test_failing_script_traceback_reaches_the_model_and_the_fix_runs(monkeypatch
     assert outcome.status == "completed", outcome.error
     failed = model.seen[1].last()
     assert failed.status == "error" and "KeyError" in failed.result and "no_such_column" in failed.result
-    assert "print(df" not in failed.result  # a summary, never the script
+    assert failed.result.startswith("Wrote code/00_probe.py (4 lines)")  # a summary, never the script
+    assert "from coder_analysis_utils import load_df" not in failed.result
     repaired = model.seen[2].last()
     assert repaired.status == "success"
     assert str(int(pd.read_csv(small_csv)["revenue"].sum())) in repaired.result

@@ -39,10 +39,20 @@ from insightloom.execution.paths import ensure_inside_code
 logger = logging.getLogger(__name__)
 
 _CONNECT_TIMEOUT_S = 10.0
+_DEATH_WAIT_S = 2.0
 
 
 class ServerUnavailable(Exception):
-    """The warm server could not be started or reached; the caller falls back to the cold path."""
+    """The warm server could not be started or reached; the caller falls back to the cold path.
+
+    Args:
+        reason: What went wrong, for the log.
+        permanent: True when the server cannot be started at all, so every later script should go cold too.
+    """
+
+    def __init__(self, reason: str, *, permanent: bool = True) -> None:
+        super().__init__(reason)
+        self.permanent = permanent
 
 
 class WarmRunner:
@@ -85,7 +95,10 @@ class WarmRunner:
         try:
             raw = self._run_on_server(script, job_dir, limits, run_dir)
         except ServerUnavailable as exc:
-            self._give_up(str(exc))
+            if exc.permanent:
+                self._give_up(str(exc))
+            else:
+                logger.warning("warm script runner unreachable (%s); running this script cold", exc)
             return self.cold.run(script, job_dir, limits)
         finally:
             shutil.rmtree(run_dir, ignore_errors=True)
@@ -131,19 +144,22 @@ class WarmRunner:
                 reply, error = _exchange(conn, spec, limits)
             if reply is not None:
                 return reply
-            if not Path(run_dir, "supervisor.pid").exists():
+            if not any(Path(run_dir, name).exists() for name in ("supervisor.pid", "child.pid")):
                 self._note_dead(f"server dropped the request ({error})")
                 continue  # the script never started: safe to retry on a fresh server
             kill_leftovers(run_dir)
             why = "timeout" if error == "timeout" else f"supervisor lost ({error})"
             return host_killed(limits, why)
-        raise ServerUnavailable("the warm server stopped answering twice in a row")
+        raise ServerUnavailable("the warm server stopped answering twice in a row", permanent=False)
 
     def _note_dead(self, why: str) -> None:
         with self._lock:
             proc = self._proc
-            if proc is not None and proc.poll() is None:
-                return  # server is alive; only this connection failed
+            if proc is not None:
+                try:
+                    proc.wait(timeout=_DEATH_WAIT_S)  # a killed server may take a moment to exit
+                except subprocess.TimeoutExpired:
+                    return  # server is alive; only this connection failed
             logger.warning("warm script runner died (%s); restarting it", why)
             self._stop_locked()
 

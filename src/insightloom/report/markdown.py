@@ -118,8 +118,15 @@ def parse_markdown(markdown: str) -> list[Block]:
     return blocks
 
 
+_CODE_RE = re.compile(r"`([^`\n]+)`")
+
+
 def bold_segments(text: str) -> list[tuple[str, bool]]:
-    """Split text on ``**bold**`` into ``(text, is_bold)`` pieces, dropping empty ones."""
+    """Split text on ``**bold**`` into ``(text, is_bold)`` pieces, dropping empty ones.
+
+    Inline code (backticks) is shown as its plain text: a report is prose, not source code.
+    """
+    text = _CODE_RE.sub(r"\1", text)
     pieces: list[tuple[str, bool]] = []
     last = 0
     for match in _BOLD_RE.finditer(text):

@@ -124,6 +124,16 @@ class Settings:
         agents = {role: dataclasses.replace(spec, provider=provider) for role, spec in self.agents.items()}
         return dataclasses.replace(self, provider=provider, agents=agents)
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Settings:
+        """Rebuild settings recorded by :meth:`to_dict` (run_info.json), e.g. to resume a job as it was run."""
+        raw = {k: v for k, v in data.items() if k in {f.name for f in dataclasses.fields(cls)}}
+        raw["agents"] = {role: AgentModelSpec(**spec) for role, spec in (raw.get("agents") or {}).items()}
+        raw["artifacts"] = Path(raw.get("artifacts") or "artifacts")
+        raw["prompts_dir"] = Path(raw["prompts_dir"]) if raw.get("prompts_dir") else None
+        raw["skills_dirs"] = [Path(p) for p in raw.get("skills_dirs") or []]
+        return cls(**raw)
+
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready view, recorded in run_info.json."""
         data = dataclasses.asdict(self)

@@ -108,16 +108,21 @@ class JobFolder:
     def status(self) -> dict[str, Any]:
         return read_json(self.path("job.json"))
 
-    def update(self, *, status: JobStatus | None = None, stage: str | None = None, error: str | None = None) -> None:
-        """Update job.json; the stage event is emitted by the caller that changes stage."""
+    def update(
+        self, *, status: JobStatus | None = None, stage: str | None = None, error: str | None = None, **extra: Any
+    ) -> None:
+        """Update job.json (``extra`` keys such as ``revision`` too); the caller emits the stage event."""
         with self._lock:
             data = self.status()
+            data.update(extra)
             if status is not None:
                 data["status"] = status
             if stage is not None:
                 data["stage"] = stage
             if error is not None:
                 data["error"] = error
+            elif status is not None and status != "failed":
+                data.pop("error", None)
             data["updated_at"] = utc_now()
             write_json(self.path("job.json"), data)
 

@@ -12,13 +12,14 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import pandas as pd
 import pytest
-from shared_paths import DATA, REPO
 
 from insightloom.analysis_utils import calc_refs, read_results, write_utils_module
 from insightloom.demo_data import generate_demo_csv, write_column_definitions
 from insightloom.intake import ingest
 from insightloom.models.offline.analyst import AnalysisSpec, parse_item, plan_analyses, script_for
+from shared_paths import DATA, REPO
 
 MOON_EN = DATA / "moon-market-en"
 MOON_KR = DATA / "moon-market-kr"
@@ -29,7 +30,11 @@ DATASETS: dict[str, tuple[Path | None, Path | None]] = {
     "moon_kr": (MOON_KR / "moon-market-fresh-food-sales.csv", MOON_KR / "column_definitions.json"),
     "yummy": (YUMMY / "yummy-food-market.csv", YUMMY / "column_definitions.json"),
     "xlsx": (DATA / "training-assessment" / "training_assessment.xlsx", None),
+    "categories_only": (None, None),  # no measure, no date, a Korean column name, missing values
 }
+CATEGORIES_ONLY_CSV = "store,색상,size\n" + "".join(
+    f"{'ABC'[i % 3] if i % 11 else ''},{['빨강', '파랑'][i % 2]},{'SML'[i % 3 if i % 7 else 0]}\n" for i in range(60)
+)
 
 
 @dataclass
@@ -48,9 +53,13 @@ def _run_job(name: str, root: Path) -> JobRun:
     job = root / name
     job.mkdir()
     data, columns = DATASETS[name]
-    if data is None:
+    if name == "demo":
         data = generate_demo_csv(root / "inputs" / "loom-and-loaf-orders.csv")
         columns = write_column_definitions(root / "inputs" / "column_definitions.json")
+    elif data is None:
+        data = root / "inputs" / "survey.csv"
+        data.parent.mkdir(exist_ok=True)
+        data.write_text(CATEGORIES_ONLY_CSV, encoding="utf-8")
     profile = ingest([data], job, columns_file=columns).to_dict()
     code = job / "code"
     write_utils_module(code)
@@ -164,9 +173,9 @@ def test_ids_are_ascii_snake_case_and_units_follow_the_design(runs: dict[str, Jo
     assert 0 < moon["amount_by_category_share_1"]["value"] <= 100  # stored in percent, not as a fraction
     assert moon["rows"]["value"] == 836 and moon["rows"]["unit"] == "count"
     yummy = {c["id"]: c for c in runs["yummy"].calcs}
-    clicks = next(c for c in runs["yummy"].calcs if c["id"].endswith("_total") and c["source_columns"] == ["클릭수"])
-    impressions = next(c for c in runs["yummy"].calcs if c["source_columns"] == ["노출수"] and c["id"].endswith("_total"))
-    assert yummy["ctr"]["value"] == pytest.approx(clicks["value"] / impressions["value"] * 100)
+    frame = pd.read_parquet(runs["yummy"].job / runs["yummy"].profile["tables"][0]["parquet"])
+    assert yummy["ctr"]["value"] == pytest.approx(frame["클릭수"].sum() / frame["노출수"].sum() * 100)
+    assert yummy["ctr"]["value"] != pytest.approx(frame["CTR"].mean(), abs=0.01)  # recomputed, not averaged
     assert yummy["roas"]["unit"] == "ratio" and yummy["ctr"]["unit"] == "%"
     demo = {c["id"]: c for c in runs["demo"].calcs}
     assert demo["revenue_total"]["unit"] == "USD"

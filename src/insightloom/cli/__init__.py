@@ -176,6 +176,34 @@ def demo(
 
 
 @app.command()
+def resume(
+    job_dir: Annotated[Path, typer.Argument(help="A job folder that stopped before finishing.")],
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Approve the plan without asking.")] = False,
+    quiet: Annotated[bool, typer.Option("-q", "--quiet", help="No progress output.")] = False,
+    verbose: Annotated[int, typer.Option("-v", "--verbose", count=True)] = 0,
+) -> None:
+    """Continue a killed or failed job from its last completed stage (exit 2 if it runs elsewhere)."""
+    from ..workflow import AutoApprove, drive, load_runtime
+    from ..workflow import resume as resume_job
+
+    _setup_logging(verbose, quiet)
+    try:
+        rt = load_runtime(JobFolder.open(job_dir).root)
+        if not quiet:
+            rt.job.events.subscribe(ProgressPrinter(err, verbose=verbose > 0))
+        outcome = resume_job(rt)
+        if outcome is None:
+            if not yes and not sys.stdin.isatty():
+                raise BadInputError("The job awaits plan review and stdin is not a terminal.", "pass --yes.")
+            outcome = drive(rt, None, AutoApprove() if yes else TerminalReviewer(err))
+    except InsightloomError as exc:
+        raise _fail(exc) from None
+    err.print(f"{outcome.status}" + (f" — {outcome.error}" if outcome.error else ""), highlight=False)
+    typer.echo(str(outcome.job_dir))
+    raise typer.Exit(outcome.exit_code)
+
+
+@app.command()
 def jobs(
     artifacts: Annotated[Path | None, typer.Option(help="Artifacts folder (default from config).")] = None,
 ) -> None:

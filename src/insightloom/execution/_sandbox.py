@@ -158,14 +158,14 @@ class Run:
     supervises many runs at once.
     """
 
-    def __init__(self, spec: dict) -> None:
+    def __init__(self, spec: dict, child: Spare) -> None:
+        """Adopt ``child``, a :class:`Spare` that has already been sent ``spec``."""
         self.spec = spec
         self.started = time.monotonic()
         limits = spec["limits"]
         self.deadline = self.started + float(limits["timeout_s"])
-        self.out_r, out_w = os.pipe()
-        self.err_r, err_w = os.pipe()
-        self.status_r, status_w = os.pipe()
+        self.pid = child.pid
+        self.out_r, self.err_r, self.status_r = child.out_r, child.err_r, child.status_r
         cap = limits["max_output_bytes"]
         self.captures = {self.out_r: _Capture(cap), self.err_r: _Capture(cap)}
         self.status = b""
@@ -178,11 +178,6 @@ class Run:
         self.active: dict = {}
         self.leftovers = 0
         self.open_fds = {self.out_r, self.err_r, self.status_r}
-        self.pid = os.fork()
-        if self.pid == 0:
-            _child_entry(spec, (self.out_r, self.err_r, self.status_r), out_w, err_w, status_w)
-        for fd in (out_w, err_w, status_w):
-            os.close(fd)
         self.pidfd = os.pidfd_open(self.pid)
         _write_pid(spec["run_dir"], "child.pid", self.pid)
 
@@ -238,13 +233,68 @@ class Run:
         }
 
 
-def _child_entry(spec: dict, parent_fds: tuple[int, ...], out_w: int, err_w: int, status_w: int) -> None:
-    """First code of the forked child; never returns."""
+class Spare:
+    """A child forked ahead of time that waits for its spec on a pipe.
+
+    The warm server keeps one ready so that the fork (the bulk of the per-script overhead for a large, pre-imported
+    process) happens while the previous script runs, not while the caller waits. The spare holds no descriptor but
+    its own pipes, so it can never keep another job's connection open.
+    """
+
+    def __init__(self) -> None:
+        self.out_r, out_w = os.pipe()
+        self.err_r, err_w = os.pipe()
+        self.status_r, status_w = os.pipe()
+        go_r, self.go_w = os.pipe()
+        self.pid = os.fork()
+        if self.pid == 0:
+            _spare_entry(go_r, out_w, err_w, status_w)
+        for fd in (out_w, err_w, status_w, go_r):
+            os.close(fd)
+
+    def start(self, spec: dict) -> bool:
+        """Send the spec; False when the spare is gone (then discard it)."""
+        try:
+            data = json.dumps(spec).encode()
+            while data:
+                data = data[os.write(self.go_w, data):]
+            os.close(self.go_w)
+            self.go_w = -1
+            return True
+        except OSError:
+            return False
+
+    def discard(self) -> None:
+        """Kill an unused spare and release its descriptors."""
+        _kill_quietly(self.pid)
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(self.pid, 0)
+        for fd in (self.out_r, self.err_r, self.status_r, self.go_w):
+            if fd >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+
+
+def _close_all_but(keep: set[int]) -> None:
+    """Close every inherited descriptor except ``keep`` (sockets of other runs must not stay open here)."""
+    low = 0
+    for fd in sorted(keep | {65536}):
+        if fd > low:
+            os.closerange(low, fd)
+        low = fd + 1
+
+
+def _spare_entry(go_r: int, out_w: int, err_w: int, status_w: int) -> None:
+    """First code of the forked child: wait for the spec, then run it; never returns."""
     code = 70
     try:
-        for fd in parent_fds:
-            os.close(fd)
-        code = run_child(spec, out_w, err_w, status_w)
+        _close_all_but({0, 1, 2, go_r, out_w, err_w, status_w})
+        chunks = []
+        while chunk := os.read(go_r, 65536):
+            chunks.append(chunk)
+        os.close(go_r)
+        spec = json.loads(b"".join(chunks)) if chunks else None  # no spec: the server went away first
+        code = run_child(spec, out_w, err_w, status_w) if spec else 0
     except BaseException:  # noqa: BLE001 - setup failed before the script ran
         traceback.print_exc()
     finally:
@@ -300,7 +350,11 @@ def supervise(spec: dict) -> dict:
     """
     active, notes = _enter_namespaces(spec["isolate"])
     _write_pid(spec["run_dir"], "supervisor.pid", os.getpid())
-    run = Run(spec)
+    child = Spare()
+    if not child.start(spec):
+        child.discard()
+        raise OSError("the script process died before it received its spec")
+    run = Run(spec, child)
     run.active, run.notes = active, notes
     _watch(run)
     run.reap()

@@ -95,12 +95,44 @@ class _Server:
         self.sel.register(listener, selectors.EVENT_READ, ("accept", None))
         self.sel.register(sys.stdin.fileno(), selectors.EVENT_READ, ("stdin", None))
         self.runs: dict[_sandbox.Run, socket.socket | None] = {}
+        self.spare: _sandbox.Spare | None = None
+        self.pidns_ok = True
+
+    def refill_spare(self) -> None:
+        """Fork the next script's process now, in its own pid namespace, while nobody is waiting for it."""
+        if self.spare is not None or not self.pidns_ok:
+            return
+        error = kernel.new_pid_namespace_for_next_child()
+        if error:
+            self.pidns_ok = False
+            _log(f"no pid namespace per script ({error}); using a supervisor process per script")
+            kernel.reset_pid_namespace_for_children()
+            return
+        self.spare = _sandbox.Spare()
+
+    def launch_fast(self, spec: dict) -> _sandbox.Run | None:
+        """Hand ``spec`` to the spare (or a freshly forked one if the spare died); None if pid namespaces fail."""
+        for _attempt in range(2):
+            self.refill_spare()
+            spare, self.spare = self.spare, None
+            if spare is None:
+                return None
+            if spare.start(spec):
+                return _sandbox.Run(spec, spare)
+            spare.discard()
+        return None
+
+    def close(self) -> None:
+        if self.spare is not None:
+            self.spare.discard()
+            self.spare = None
 
     def serve(self) -> None:
         while True:
             for key, _mask in self.sel.select(self._next_timeout()):
                 kind, item = key.data
                 if kind == "stdin" and not os.read(key.fd, 1024):
+                    self.close()
                     return  # the host closed our stdin: it is gone or shutting us down
                 if kind == "accept":
                     self._accept()
@@ -117,6 +149,7 @@ class _Server:
                     with contextlib.suppress(ChildProcessError):
                         os.waitpid(item, 0)
             self._enforce_deadlines()
+            self.refill_spare()
 
     def _next_timeout(self) -> float | None:
         now = time.monotonic()
@@ -141,18 +174,17 @@ class _Server:
         if spec is None:
             conn.close()
             return
-        if spec["isolate"].get("pidns", True) and kernel.new_pid_namespace_for_next_child() is None:
-            self._start_fast(conn, spec)
-        else:
+        run = None
+        if spec["isolate"].get("pidns", True) and self.pidns_ok:
+            try:
+                run = self.launch_fast(spec)
+            except OSError as exc:
+                _send(conn, {"runner_error": f"cannot start the script: {exc}"})
+                conn.close()
+                return
+        if run is None:
             kernel.reset_pid_namespace_for_children()
             self._start_supervisor(conn, spec)
-
-    def _start_fast(self, conn: socket.socket, spec: dict) -> None:
-        try:
-            run = _sandbox.Run(spec)
-        except OSError as exc:
-            _send(conn, {"runner_error": f"cannot start the script: {exc}"})
-            conn.close()
             return
         run.active = {"pidns": True, "subreaper": False}
         self.runs[run] = conn
@@ -194,6 +226,9 @@ class _Server:
         try:
             self.listener.close()
             self.sel.close()
+            if self.spare is not None:
+                for fd in (self.spare.out_r, self.spare.err_r, self.spare.status_r, self.spare.go_w):
+                    os.close(fd)
             devnull = os.open(os.devnull, os.O_RDONLY)
             os.dup2(devnull, 0)
             try:
@@ -244,7 +279,9 @@ def main() -> int:
     gc.freeze()  # keep the collector from touching (and so copying) every pre-imported object in each child
     sys.stdout.write(json.dumps({"ready": True, "threads": threads, "failed": failed}) + "\n")
     sys.stdout.flush()
-    _Server(listener).serve()
+    server = _Server(listener)
+    server.refill_spare()
+    server.serve()
     return 0
 
 

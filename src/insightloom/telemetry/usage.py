@@ -33,6 +33,17 @@ class UsageLedger:
         self._lock = threading.Lock()
         self._agents = {role: AgentUsage() for role in ROLES}
 
+    @classmethod
+    def load(cls, path: Path) -> UsageLedger:
+        """Continue counting from a job's usage.json (for resumed jobs)."""
+        ledger = cls(path)
+        if path.exists():
+            from ..jobs import read_json
+
+            for role, values in read_json(path).get("agents", {}).items():
+                ledger._agents[role] = AgentUsage(**{k: values[k] for k in asdict(AgentUsage()) if k in values})
+        return ledger
+
     def add(self, role: str, usage: AgentUsage) -> None:
         with self._lock:
             self._agents.setdefault(role, AgentUsage()).add(usage)

@@ -1,39 +1,31 @@
-"""One job, start to finish: intake → coordinate → plan → review → supervise → done.
+"""One job through its stages: create → start (to review) → review (revise or run) → done, and resume.
 
-Failures keep every file the job produced; ``job.json`` records the stage and the error.
+The same three calls serve the CLI (a reviewer answers at once) and the service (a review arrives over HTTP,
+perhaps after a restart). Failures keep every file; ``job.json`` records the stage and the error.
 """
 
 from __future__ import annotations
 
 import logging
-import platform
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
-from typing import Literal
 
-from .. import __version__
-from ..agents import build_agent, make_agent_tools
-from ..analysis_utils import write_utils_module
 from ..config import ROLES, Settings
 from ..errors import BadInputError, InsightloomError
 from ..fonts import has_cjk
-from ..intake import ingest
+from ..joblock import JobLock, JobLocked
 from ..jobs import JobFolder, read_json
-from ..plan import plan_problems
-from ..prompting import render_prompt
 from ..runtime import JobRuntime
-from ..timeutil import utc_now
-from ..tools import make_handoff
-from .review import Reviewer
+from ..state import SharedState
+from ..telemetry import UsageLedger
+from . import stages
+from .review import Decision, Reviewer
 
 logger = logging.getLogger(__name__)
 
-Status = Literal["completed", "needs_review", "failed", "cancelled"]
 EXIT_CODES: dict[str, int] = {"completed": 0, "failed": 1, "needs_review": 3, "cancelled": 130}
-_PACKAGES = ("strands-agents", "pandas", "numpy", "duckdb", "pyarrow", "python-docx", "matplotlib", "openpyxl", "boto3")
-MAX_PLAN_ATTEMPTS = 3
 
 
 @dataclass
@@ -59,7 +51,7 @@ class JobOptions:
 
 @dataclass
 class JobOutcome:
-    status: Status
+    status: stages.Status
     job_dir: Path
     exit_code: int
     report: Path | None = None
@@ -73,241 +65,185 @@ def request_language(request: str) -> str:
     return "ko" if has_cjk(request) else "en"
 
 
-def _versions() -> dict[str, str]:
-    out = {"insightloom": __version__, "python": platform.python_version()}
-    for name in _PACKAGES:
-        try:
-            out[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            out[name] = "not installed"
-    return out
-
-
-def _write_start_files(job: JobFolder, opts: JobOptions) -> None:
-    job.write_json(
-        "request.json",
-        {
-            "request": opts.request,
-            "inputs": [str(p) for p in opts.inputs],
-            "columns_file": str(opts.columns_file) if opts.columns_file else None,
-            "created_at": utc_now(),
-        },
-    )
-    job.write_json(
-        "run_info.json",
-        {
-            "job_id": job.id,
-            "versions": _versions(),
-            "models": {
-                role: {
-                    "provider": opts.settings.spec(role).provider,
-                    "model_id": opts.settings.spec(role).model_id,
-                    "max_tokens": opts.settings.spec(role).max_tokens,
-                    "cache": opts.settings.spec(role).cache,
-                }
-                for role in ROLES
-            },
-            "config": opts.settings.to_dict(),
-            "request": opts.request,
-        },
-    )
-
-
-def _intake(rt: JobRuntime, opts: JobOptions) -> None:
-    rt.job.set_stage("intake")
-    rt.profile = ingest(opts.inputs, rt.root, columns_file=opts.columns_file, max_file_mb=opts.settings.max_file_mb)
-    write_utils_module(rt.job.path("code"))
-
-
-def _coordinate(rt: JobRuntime) -> str | None:
-    """Returns the Coordinator's direct answer, or None when it handed off to the Planner."""
-    rt.job.set_stage("coordinate")
-    tables = rt.profile.tables if rt.profile else []
-    summary = "; ".join(f"{t.file} ({t.rows} rows, {len(t.columns)} columns)" for t in tables)
-    prompt = render_prompt(
-        "coordinator",
-        rt.settings.prompts_dir,
-        request=rt.request,
-        data_summary=summary,
-        max_tokens=rt.settings.spec("coordinator").max_tokens,
-    )
-    agent = build_agent("coordinator", rt, prompt, [make_handoff(rt)])
-    answer = str(agent(rt.request)).strip()
-    return None if rt.handoff else answer
-
-
-def _ask_planner(rt: JobRuntime, name: str, **values: object) -> str:
-    base = {
-        "request": rt.request,
-        "data_profile": rt.profile.to_prompt() if rt.profile else "",
-        "language": rt.language,
-        "max_tokens": rt.settings.spec("planner").max_tokens,
-    }
-    prompt = render_prompt(name, rt.settings.prompts_dir, **{**base, **values})
-    problems: list[str] = []
-    for _ in range(MAX_PLAN_ATTEMPTS):
-        agent = build_agent("planner", rt, prompt)
-        ask = (
-            "Write the plan." if not problems else "Your plan broke these rules; write it again: " + "; ".join(problems)
-        )
-        plan = str(agent(ask)).strip()
-        problems = plan_problems(plan)
-        if not problems:
-            return plan + "\n"
-    raise InsightloomError(
-        f"The Planner did not produce a valid plan: {'; '.join(problems)}.", "try again, or rephrase the request."
-    )
-
-
-def _set_plan(rt: JobRuntime, plan: str) -> None:
-    rt.state.set_plan(plan)
-    rt.job.path("plan.md").write_text(plan, encoding="utf-8")
-
-
-def _plan_and_review(rt: JobRuntime, reviewer: Reviewer) -> bool:
-    """Plan, then loop through review; False when the reviewer cancels."""
-    rt.job.set_stage("plan")
-    plan = _ask_planner(rt, "planner")
-    _set_plan(rt, plan)
-    rt.job.set_stage("review")
-    max_revisions = rt.settings.max_revisions
-    revision = 0
-    while True:
-        rt.job.update(status="awaiting_review")
-        rt.job.events.emit("plan_review_request", plan=plan, revision=revision, max_revisions=max_revisions)
-        decision = reviewer.review(plan, revision, max_revisions)
-        rt.job.update(status="running")
-        if decision.action == "approve":
-            return True
-        if decision.action == "cancel":
-            return False
-        if revision >= max_revisions:
-            raise BadInputError(f"No revisions left after {max_revisions}.", "approve the plan or cancel.")
-        revision += 1
-        rt.job.set_stage("plan")
-        plan = _ask_planner(rt, "planner_revise", previous_plan=plan, feedback=decision.feedback, revision=revision)
-        _set_plan(rt, plan)
-        rt.job.set_stage("review")
-        rt.job.events.emit("plan_revised", plan=plan, revision=revision)
-
-
-def _supervise(rt: JobRuntime) -> None:
-    rt.job.set_stage("supervise")
-    prompt = render_prompt(
-        "supervisor",
-        rt.settings.prompts_dir,
-        full_plan=rt.state.full_plan,
-        max_reporter_retries=rt.settings.max_reporter_retries,
-        max_tokens=rt.settings.spec("supervisor").max_tokens,
-    )
-    agent = build_agent("supervisor", rt, prompt, make_agent_tools(rt))
-    agent("Execute the approved plan, one section at a time, until every item is checked.")
-
-
-def _record_metrics(rt: JobRuntime, seconds: float) -> None:
-    """Add run figures to run_info.json: wall time, scripts run and their total time, model calls per agent."""
-    info = read_json(rt.job.path("run_info.json"))
-    scripts = rt.extras.get("scripts", [])
-    usage = rt.ledger.to_dict()["agents"]
-    info["metrics"] = {
-        "wall_seconds": round(seconds, 3),
-        "scripts_run": len(scripts),
-        "script_seconds": round(sum(s["seconds"] for s in scripts), 3),
-        "model_calls": {role: usage[role]["calls"] for role in ROLES},
-    }
-    rt.job.write_json("run_info.json", info)
-
-
-def _export_pdf(rt: JobRuntime) -> None:
-    """A PDF beside the DOCX where LibreOffice is installed; its absence is not an error."""
-    from ..report.pdf import docx_to_pdf
-
-    try:
-        docx_to_pdf(rt.job.path("final_report.docx"))
-    except (OSError, InsightloomError) as exc:
-        logger.warning("PDF export failed: %s", exc)
-
-
-def _final_status(rt: JobRuntime) -> tuple[Status, str | None]:
-    docx = rt.job.path("final_report.docx")
-    if not docx.exists():
-        return "failed", "The Supervisor finished without a rendered report (final_report.docx is missing)."
-    audit = rt.job.path("audit_findings.json")
-    verdict = read_json(audit)["verdict"] if audit.exists() else None
-    if verdict == "pass":
-        return "completed", None
-    return "needs_review", None
-
-
-def _finish(rt: JobRuntime, status: Status, *, report: Path | None = None, error: str | None = None) -> None:
-    """Record the terminal status; failed and cancelled jobs keep the stage they stopped in."""
-    if status == "failed":
-        rt.job.update(status=status, error=error)
-        rt.job.events.emit("failed", error=error or "unknown error")
-        return
-    if status == "cancelled":
-        rt.job.update(status=status)
-        rt.job.events.emit("cancelled")
-        return
-    rt.job.update(status=status, stage="done")
-    rt.job.events.emit("stage", name="done")
-    rel = report.relative_to(rt.root).as_posix() if report else None
-    rt.job.events.emit(status, report=rel)
-
-
-def run_job(opts: JobOptions, reviewer: Reviewer, *, job: JobFolder | None = None) -> JobOutcome:
-    """Run one job to a terminal status.
-
-    Args:
-        opts: What to run.
-        reviewer: Who approves the plan.
-        job: An already created job folder (the CLI creates it first to print progress for it).
+def create_job(opts: JobOptions, job: JobFolder | None = None) -> JobRuntime:
+    """Make the job folder and its start files.
 
     Raises:
-        BadInputError: The job folder cannot be created (the only error raised before a job exists).
+        BadInputError: The job folder cannot be created (``--job-dir`` not empty).
     """
-    started = time.perf_counter()
     job = job or JobFolder.create(opts.settings.artifacts, opts.job_dir)
     rt = JobRuntime.create(job, opts.settings, opts.request, request_language(opts.request), opts.cwd)
     rt.state.save()
     rt.ledger.save()
-    _write_start_files(job, opts)
-    stage = "intake"
+    models = {
+        role: {key: getattr(opts.settings.spec(role), key) for key in ("provider", "model_id", "max_tokens", "cache")}
+        for role in ROLES
+    }
+    request = {
+        "request": opts.request,
+        "language": rt.language,
+        "inputs": [str(p) for p in opts.inputs],
+        "columns_file": str(opts.columns_file) if opts.columns_file else None,
+        "cwd": str(opts.cwd),
+    }
+    stages.write_start_files(job, request, opts.settings.to_dict(), models)
+    return rt
+
+
+def load_runtime(job_dir: Path, settings: Settings | None = None) -> JobRuntime:
+    """Rebuild a job's runtime from its folder, with the settings it was started with unless given others."""
+    from ..intake import DataProfile
+
+    job = JobFolder.open(job_dir)
+    request = read_json(job.path("request.json"))
+    settings = settings or Settings.from_dict(read_json(job.path("run_info.json"))["config"])
+    rt = JobRuntime.create(
+        job, settings, request["request"], request.get("language", "en"), Path(request.get("cwd") or Path.cwd())
+    )
+    rt.state = SharedState.load(job.path("shared_state.json"))
+    rt.ledger = UsageLedger.load(job.path("usage.json"))
+    profile = job.path("cache", "profile.json")
+    if profile.exists():
+        rt.profile = DataProfile.load(profile)
+    status = job.status()
+    rt.audits = int(status.get("audits", 0))
+    return rt
+
+
+def _guarded(rt: JobRuntime, started: float, step: Callable[[], JobOutcome | None]) -> JobOutcome | None:
+    """Run a step under the job's lock; turn errors and Ctrl-C into a terminal status that keeps the files."""
     try:
-        _intake(rt, opts)
-        stage = "coordinate"
-        answer = _coordinate(rt)
-        if answer is not None:
-            _finish(rt, "completed")
-            return JobOutcome("completed", job.root, 0, answer=answer, seconds=time.perf_counter() - started)
-        stage = "plan"
-        if not _plan_and_review(rt, reviewer):
-            _finish(rt, "cancelled")
-            return JobOutcome("cancelled", job.root, 130, seconds=time.perf_counter() - started)
-        stage = "supervise"
-        _supervise(rt)
-        status, error = _final_status(rt)
-        report = job.path("final_report.docx") if status != "failed" else None
-        if report is not None:
-            _export_pdf(rt)
-        _record_metrics(rt, time.perf_counter() - started)
-        _finish(rt, status, report=report, error=error)
-        return JobOutcome(
-            status, job.root, EXIT_CODES[status], report=report, error=error, seconds=time.perf_counter() - started
-        )
+        with JobLock(rt.root):
+            return step()
+    except JobLocked:
+        raise
     except KeyboardInterrupt:
         rt.cancel.set()
-        _finish(rt, "cancelled")
-        return JobOutcome("cancelled", job.root, 130, seconds=time.perf_counter() - started)
+        stages.finish(rt, "cancelled")
+        return JobOutcome("cancelled", rt.root, 130, seconds=time.perf_counter() - started)
     except InsightloomError as exc:
-        message = f"{exc} (stage: {job.status().get('stage') or stage})"
-        rt.job.events.emit("error", message=message)
-        _finish(rt, "failed", error=message)
-        code = exc.exit_code if isinstance(exc, BadInputError) else 1
-        return JobOutcome("failed", job.root, code, error=message, seconds=time.perf_counter() - started)
+        return _failed(rt, started, str(exc), exc.exit_code if isinstance(exc, BadInputError) else 1)
     except Exception as exc:
-        logger.exception("job %s failed", job.id)
-        message = f"{type(exc).__name__}: {exc} (stage: {job.status().get('stage') or stage})"
-        rt.job.events.emit("error", message=message)
-        _finish(rt, "failed", error=message)
-        return JobOutcome("failed", job.root, 1, error=message, seconds=time.perf_counter() - started)
+        logger.exception("job %s failed", rt.job.id)
+        return _failed(rt, started, f"{type(exc).__name__}: {exc}", 1)
+
+
+def _failed(rt: JobRuntime, started: float, message: str, code: int) -> JobOutcome:
+    message = f"{message} (stage: {rt.job.status().get('stage')})"
+    rt.job.events.emit("error", message=message)
+    stages.finish(rt, "failed", error=message)
+    return JobOutcome("failed", rt.root, code, error=message, seconds=time.perf_counter() - started)
+
+
+def _run_supervisor(rt: JobRuntime, started: float) -> JobOutcome:
+    stages.supervise(rt)
+    status, error = stages.final_status(rt)
+    report = rt.job.path("final_report.docx") if status != "failed" else None
+    if report is not None:
+        stages.export_pdf(rt)
+    stages.record_metrics(rt, time.perf_counter() - started)
+    stages.finish(rt, status, report=report, error=error)
+    return JobOutcome(
+        status, rt.root, EXIT_CODES[status], report=report, error=error, seconds=time.perf_counter() - started
+    )
+
+
+def _from_intake(rt: JobRuntime, inputs: list[Path], columns_file: Path | None, started: float) -> JobOutcome | None:
+    stages.intake(rt, inputs, columns_file)
+    answer = stages.coordinate(rt)
+    if answer is not None:
+        stages.finish(rt, "completed")
+        return JobOutcome("completed", rt.root, 0, answer=answer, seconds=time.perf_counter() - started)
+    stages.plan(rt)
+    rt.job.set_stage("review")
+    stages.request_review(rt, 0)
+    return None
+
+
+def start(rt: JobRuntime, inputs: list[Path], columns_file: Path | None = None) -> JobOutcome | None:
+    """Intake, coordinate and plan. Returns a terminal outcome, or None when the plan awaits review."""
+    started = time.perf_counter()
+    return _guarded(rt, started, lambda: _from_intake(rt, inputs, columns_file, started))
+
+
+def review(rt: JobRuntime, decision: Decision) -> JobOutcome | None:
+    """Apply a review decision. Returns a terminal outcome, or None when a revised plan awaits review.
+
+    Raises:
+        BadInputError: The job is not awaiting review, or feedback came after the last allowed revision.
+    """
+    status = rt.job.status()
+    if status.get("status") != "awaiting_review":
+        raise BadInputError(
+            f"Job {rt.job.id} is not awaiting review (it is {status.get('status')}).",
+            "review only when a plan_review_request is pending.",
+        )
+    revision = int(status.get("revision", 0))
+    if decision.action == "feedback" and revision >= rt.settings.max_revisions:
+        raise BadInputError(
+            f"No revisions left: {rt.settings.max_revisions} were allowed.", "approve the plan or cancel the job."
+        )
+    started = time.perf_counter()
+
+    def step() -> JobOutcome | None:
+        rt.job.update(status="running")
+        if decision.action == "cancel":
+            stages.finish(rt, "cancelled")
+            return JobOutcome("cancelled", rt.root, 130)
+        if decision.action == "feedback":
+            plan = stages.revise(rt, decision.feedback, revision + 1)
+            rt.job.set_stage("review")
+            rt.job.events.emit("plan_revised", plan=plan, revision=revision + 1)
+            stages.request_review(rt, revision + 1)
+            return None
+        return _run_supervisor(rt, started)
+
+    return _guarded(rt, started, step)
+
+
+def resume(rt: JobRuntime) -> JobOutcome | None:
+    """Continue a job that stopped (killed, failed or restarted) from its last completed stage.
+
+    Args:
+        rt: The job's runtime, from :func:`load_runtime`.
+
+    Returns:
+        A terminal outcome, or None when the job (still) awaits review.
+
+    Raises:
+        BadInputError: The job is finished, or its lock is held by a live process (JobLocked).
+    """
+    status = rt.job.status()
+    if status["status"] in ("completed", "needs_review", "cancelled"):
+        raise BadInputError(f"Job {rt.job.id} already ended as {status['status']}.", "start a new job with `run`.")
+    if status["status"] == "awaiting_review":
+        return None
+    stage = status.get("stage")
+    started = time.perf_counter()
+    if stage == "supervise":
+        rt.job.update(status="running")
+        return _guarded(rt, started, lambda: _run_supervisor(rt, started))
+    data = sorted(p for p in rt.job.path("data").iterdir() if p.name != "column_definitions.json")
+    columns = rt.job.path("data", "column_definitions.json")
+    return _guarded(rt, started, lambda: _from_intake(rt, data, columns if columns.exists() else None, started))
+
+
+def drive(rt: JobRuntime, outcome: JobOutcome | None, reviewer: Reviewer) -> JobOutcome:
+    """Answer review requests with ``reviewer`` until the job reaches a terminal status."""
+    while outcome is None:
+        status = rt.job.status()
+        try:
+            decision = reviewer.review(rt.state.full_plan, int(status.get("revision", 0)), rt.settings.max_revisions)
+        except KeyboardInterrupt:
+            decision = Decision("cancel")
+        outcome = review(rt, decision)
+    return outcome
+
+
+def run_job(opts: JobOptions, reviewer: Reviewer, *, job: JobFolder | None = None) -> JobOutcome:
+    """Run one job to a terminal status, asking ``reviewer`` about each plan."""
+    started = time.perf_counter()
+    rt = create_job(opts, job)
+    outcome = drive(rt, start(rt, opts.inputs, opts.columns_file), reviewer)
+    outcome.seconds = time.perf_counter() - started
+    return outcome

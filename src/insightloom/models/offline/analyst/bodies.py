@@ -11,6 +11,12 @@ from __future__ import annotations
 
 IMPORTS = """\
 import pandas as pd
+
+from coder_analysis_utils import append_result, load_df, save_chart, to_python_type, track_calculation
+"""
+
+CHART_IMPORTS = """\
+import pandas as pd
 from matplotlib.figure import Figure
 
 from coder_analysis_utils import append_result, load_df, save_chart, to_python_type, track_calculation

@@ -198,6 +198,7 @@ def script_for(spec: AnalysisSpec, profile: dict[str, Any], language: str = "en"
     item = " ".join(spec.item_text(lang).split())
     header = f"# {item}\n# Written by the insightloom offline Coder: each reported number carries a DuckDB check.\n\n"
     block = "\n".join(f"{name} = {_literal(value)}" for name, value in constants.items())
-    source = header + bodies.IMPORTS + "\n" + block + "\n" + bodies.HELPERS + _BODIES[spec.kind]
+    imports = bodies.IMPORTS if spec.kind in ("overview", "kpi") else bodies.CHART_IMPORTS
+    source = header + imports + "\n" + block + "\n" + bodies.HELPERS + _BODIES[spec.kind]
     logger.debug("script for %s: %d chars", spec.kind, len(source))
     return script_name(spec, profile), source

@@ -1,0 +1,197 @@
+"""The stages of a job, each a step that reads and writes the job folder.
+
+Stages are small and restartable: everything a later stage needs is on disk, so a job can stop between any two of
+them (waiting for review, or killed) and continue in another process.
+"""
+
+from __future__ import annotations
+
+import logging
+import platform
+from importlib import metadata
+from pathlib import Path
+from typing import Literal
+
+from .. import __version__
+from ..agents import build_agent, make_agent_tools
+from ..analysis_utils import write_utils_module
+from ..config import ROLES
+from ..errors import InsightloomError
+from ..intake import ingest
+from ..jobs import JobFolder, read_json
+from ..plan import plan_problems
+from ..prompting import render_prompt
+from ..runtime import JobRuntime
+from ..timeutil import utc_now
+from ..tools import make_handoff
+
+logger = logging.getLogger(__name__)
+
+Status = Literal["completed", "needs_review", "failed", "cancelled"]
+_PACKAGES = ("strands-agents", "pandas", "numpy", "duckdb", "pyarrow", "python-docx", "matplotlib", "openpyxl", "boto3")
+MAX_PLAN_ATTEMPTS = 3
+
+
+def _versions() -> dict[str, str]:
+    out = {"insightloom": __version__, "python": platform.python_version()}
+    for name in _PACKAGES:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = "not installed"
+    return out
+
+
+def write_start_files(job: JobFolder, request: dict, settings_config: dict, models: dict) -> None:
+    """request.json and run_info.json: what was asked, with which versions, models and config."""
+    job.write_json("request.json", {**request, "created_at": utc_now()})
+    job.write_json(
+        "run_info.json",
+        {
+            "job_id": job.id,
+            "versions": _versions(),
+            "models": models,
+            "config": settings_config,
+            "request": request["request"],
+        },
+    )
+
+
+def intake(rt: JobRuntime, inputs: list[Path], columns_file: Path | None) -> None:
+    rt.job.set_stage("intake")
+    rt.profile = ingest(inputs, rt.root, columns_file=columns_file, max_file_mb=rt.settings.max_file_mb)
+    write_utils_module(rt.job.path("code"))
+
+
+def coordinate(rt: JobRuntime) -> str | None:
+    """Returns the Coordinator's direct answer, or None when it handed off to the Planner."""
+    rt.job.set_stage("coordinate")
+    tables = rt.profile.tables if rt.profile else []
+    summary = "; ".join(f"{t.file} ({t.rows} rows, {len(t.columns)} columns)" for t in tables)
+    prompt = render_prompt(
+        "coordinator",
+        rt.settings.prompts_dir,
+        request=rt.request,
+        data_summary=summary,
+        max_tokens=rt.settings.spec("coordinator").max_tokens,
+    )
+    agent = build_agent("coordinator", rt, prompt, [make_handoff(rt)])
+    answer = str(agent(rt.request)).strip()
+    return None if rt.handoff else answer
+
+
+def _ask_planner(rt: JobRuntime, name: str, **values: object) -> str:
+    base = {
+        "request": rt.request,
+        "data_profile": rt.profile.to_prompt() if rt.profile else "",
+        "language": rt.language,
+        "max_tokens": rt.settings.spec("planner").max_tokens,
+    }
+    prompt = render_prompt(name, rt.settings.prompts_dir, **{**base, **values})
+    problems: list[str] = []
+    for _ in range(MAX_PLAN_ATTEMPTS):
+        agent = build_agent("planner", rt, prompt)
+        ask = (
+            "Write the plan." if not problems else "Your plan broke these rules; write it again: " + "; ".join(problems)
+        )
+        plan = str(agent(ask)).strip()
+        problems = plan_problems(plan)
+        if not problems:
+            return plan + "\n"
+    raise InsightloomError(
+        f"The Planner did not produce a valid plan: {'; '.join(problems)}.", "try again, or rephrase the request."
+    )
+
+
+def set_plan(rt: JobRuntime, plan: str) -> None:
+    rt.state.set_plan(plan)
+    rt.job.path("plan.md").write_text(plan, encoding="utf-8")
+
+
+def plan(rt: JobRuntime) -> str:
+    rt.job.set_stage("plan")
+    text = _ask_planner(rt, "planner")
+    set_plan(rt, text)
+    return text
+
+
+def revise(rt: JobRuntime, feedback: str, revision: int) -> str:
+    rt.job.set_stage("plan")
+    text = _ask_planner(rt, "planner_revise", previous_plan=rt.state.full_plan, feedback=feedback, revision=revision)
+    set_plan(rt, text)
+    return text
+
+
+def request_review(rt: JobRuntime, revision: int) -> None:
+    """Ask for a decision on the current plan; the job then waits on disk, holding no worker.
+
+    The caller has entered the ``review`` stage already, so that ``plan_revised`` sits right before this request.
+    """
+    rt.job.update(status="awaiting_review", stage="review", revision=revision, max_revisions=rt.settings.max_revisions)
+    rt.job.events.emit(
+        "plan_review_request", plan=rt.state.full_plan, revision=revision, max_revisions=rt.settings.max_revisions
+    )
+
+
+def supervise(rt: JobRuntime) -> None:
+    rt.job.set_stage("supervise")
+    prompt = render_prompt(
+        "supervisor",
+        rt.settings.prompts_dir,
+        full_plan=rt.state.full_plan,
+        max_reporter_retries=rt.settings.max_reporter_retries,
+        max_tokens=rt.settings.spec("supervisor").max_tokens,
+    )
+    agent = build_agent("supervisor", rt, prompt, make_agent_tools(rt))
+    agent("Execute the approved plan, one section at a time, until every item is checked.")
+
+
+def record_metrics(rt: JobRuntime, seconds: float) -> None:
+    """Add run figures to run_info.json: wall time, scripts run and their total time, model calls per agent."""
+    info = read_json(rt.job.path("run_info.json"))
+    scripts = rt.extras.get("scripts", [])
+    usage = rt.ledger.to_dict()["agents"]
+    info["metrics"] = {
+        "wall_seconds": round(seconds, 3),
+        "scripts_run": len(scripts),
+        "script_seconds": round(sum(s["seconds"] for s in scripts), 3),
+        "model_calls": {role: usage[role]["calls"] for role in ROLES},
+    }
+    rt.job.write_json("run_info.json", info)
+
+
+def export_pdf(rt: JobRuntime) -> None:
+    """A PDF beside the DOCX where LibreOffice is installed; its absence is not an error."""
+    from ..report.pdf import docx_to_pdf
+
+    try:
+        docx_to_pdf(rt.job.path("final_report.docx"))
+    except (OSError, InsightloomError) as exc:
+        logger.warning("PDF export failed: %s", exc)
+
+
+def final_status(rt: JobRuntime) -> tuple[Status, str | None]:
+    docx = rt.job.path("final_report.docx")
+    if not docx.exists():
+        return "failed", "The Supervisor finished without a rendered report (final_report.docx is missing)."
+    audit = rt.job.path("audit_findings.json")
+    verdict = read_json(audit)["verdict"] if audit.exists() else None
+    if verdict == "pass":
+        return "completed", None
+    return "needs_review", None
+
+
+def finish(rt: JobRuntime, status: Status, *, report: Path | None = None, error: str | None = None) -> None:
+    """Record the terminal status; failed and cancelled jobs keep the stage they stopped in."""
+    if status == "failed":
+        rt.job.update(status=status, error=error)
+        rt.job.events.emit("failed", error=error or "unknown error")
+        return
+    if status == "cancelled":
+        rt.job.update(status=status)
+        rt.job.events.emit("cancelled")
+        return
+    rt.job.update(status=status, stage="done")
+    rt.job.events.emit("stage", name="done")
+    rel = report.relative_to(rt.root).as_posix() if report else None
+    rt.job.events.emit(status, report=rel)

@@ -10,7 +10,8 @@ Every error carries the fix to show the user and the CLI exit code it maps to::
     ├── ExecutionError               exit 1  (script runner failed to start)
     ├── ValidationError              exit 1  (bad calculation metadata, bad check)
     ├── RenderRefused                exit 1  (report references a value that is not verified)
-    └── BudgetExceeded               exit 1  (a per-job ceiling was reached)
+    ├── BudgetExceeded               exit 1  (a per-job ceiling was reached)
+    └── JobCancelled                 exit 130 (the job was cancelled while running)
 """
 
 from __future__ import annotations
@@ -69,3 +70,9 @@ class RenderRefused(InsightloomError):
 
 class BudgetExceeded(InsightloomError):
     """A per-job ceiling (calls, tokens, cost, wall time) was reached."""
+
+
+class JobCancelled(InsightloomError):
+    """The job was cancelled (Ctrl-C, the review prompt, or the service) while it ran."""
+
+    exit_code = 130

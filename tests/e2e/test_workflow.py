@@ -101,3 +101,28 @@ def test_two_jobs_in_one_process_do_not_share_state(tmp_path: Path) -> None:
         state = (root / "shared_state.json").read_text(encoding="utf-8")
         assert other not in state and other not in (root / "all_results.txt").read_text(encoding="utf-8")
         assert {e["job_id"] for e in events(root)} == {json.loads((root / "job.json").read_text())["id"]}
+
+
+def test_cancel_flag_stops_a_running_supervisor(tmp_path: Path) -> None:
+    from insightloom.agents import tool_agents
+    from insightloom.workflow import create_job, review, start
+
+    rt = create_job(options(tmp_path, MOON))
+    assert start(rt, [MOON]) is None
+    real = tool_agents.run_tool_agent
+
+    def cancel_after_coder(role, runtime, task):
+        text = real(role, runtime, task)
+        if role == "coder":
+            runtime.cancel.set()  # what POST /jobs/{id}/cancel does
+        return text
+
+    tool_agents.run_tool_agent = cancel_after_coder
+    try:
+        outcome = review(rt, Decision("approve"))
+    finally:
+        tool_agents.run_tool_agent = real
+    assert (outcome.status, outcome.exit_code) == ("cancelled", 130)
+    assert json.loads((outcome.job_dir / "job.json").read_text())["status"] == "cancelled"
+    assert (outcome.job_dir / "calculation_metadata.json").exists()
+    assert not (outcome.job_dir / "citations.json").exists()

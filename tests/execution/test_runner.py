@@ -289,3 +289,21 @@ def test_isolation_report_names_each_feature() -> None:
         assert any(name.startswith(expected) for name in names), expected
     assert all(isinstance(active, bool) and detail for _n, active, detail in _REPORT)
 
+
+
+def test_child_inherits_no_descriptors_from_the_runner(runner, make_job, write_script) -> None:
+    job = make_job()
+    text = "import os\nprint('fds', sorted(int(f) for f in os.listdir('/proc/self/fd')))\n"
+    script = write_script(job, "fds.py", text)
+    result = runner.run(script, job, FAST)
+    # 0-2 are stdio; the one extra is the descriptor listdir itself opened.
+    assert "fds [0, 1, 2, 3]" in result.stdout, result.stdout
+
+
+def test_credentials_are_not_passed_to_scripts(runners, make_job, write_script, monkeypatch) -> None:
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "do-not-leak")
+    monkeypatch.setenv("OPENAI_API_KEY", "do-not-leak")
+    job = make_job()
+    text = "import os\nprint('leaked' if 'do-not-leak' in os.environ.values() else 'clean')\n"
+    script = write_script(job, "env.py", text)
+    assert "clean" in runners["cold"].run(script, job, FAST).stdout

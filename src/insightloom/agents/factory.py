@@ -14,6 +14,7 @@ from ..models import make_model
 from ..prompting import load_prompt
 from ..runtime import JobRuntime
 from ..telemetry import AgentTelemetry
+from .guards import CancelGuard
 
 logger = logging.getLogger(__name__)
 
@@ -59,7 +60,7 @@ def build_agent(
         name=role,
         callback_handler=None,
         conversation_manager=_conversation_manager(role, rt),
-        hooks=[telemetry, *(hooks or [])],
+        hooks=[telemetry, CancelGuard(rt), *(hooks or [])],
         tool_executor=SequentialToolExecutor(),
         retry_strategy=ModelRetryStrategy(max_attempts=rt.settings.model_max_attempts, initial_delay=2, max_delay=30),
     )

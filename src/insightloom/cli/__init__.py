@@ -92,6 +92,10 @@ def _run(
     outcome = run_job(opts, reviewer, job=job)
     if outcome.answer:
         typer.echo(outcome.answer)
+    if not quiet and (outcome.job_dir / "usage.json").exists():
+        from ..telemetry.report import usage_table
+
+        err.print(usage_table(read_json(outcome.job_dir / "usage.json")))
     colour = {"completed": "green", "needs_review": "yellow"}.get(outcome.status, "red")
     line = f"[{colour}]{outcome.status}[/{colour}] in {outcome.seconds:.1f}s"
     if outcome.report:
@@ -201,6 +205,35 @@ def resume(
     err.print(f"{outcome.status}" + (f" — {outcome.error}" if outcome.error else ""), highlight=False)
     typer.echo(str(outcome.job_dir))
     raise typer.Exit(outcome.exit_code)
+
+
+@app.command()
+def usage(job_dir: Annotated[Path, typer.Argument(help="A job folder.")]) -> None:
+    """Print a job's token usage and estimated cost per agent."""
+    from ..telemetry.report import usage_table
+
+    try:
+        root = JobFolder.open(job_dir).root
+    except InsightloomError as exc:
+        raise _fail(exc) from None
+    Console().print(usage_table(read_json(root / "usage.json")))
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="Address to bind; non-loopback needs an API token.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+    config: Annotated[Path | None, typer.Option(help="Config YAML.")] = None,
+    verbose: Annotated[int, typer.Option("-v", "--verbose", count=True)] = 0,
+) -> None:
+    """Run the HTTP service and web page: submit jobs, review plans, watch progress, download reports."""
+    from ..service import run_server
+
+    _setup_logging(verbose, False)
+    try:
+        run_server(host=host, port=port, settings=load_settings(config))
+    except InsightloomError as exc:
+        raise _fail(exc) from None
 
 
 @app.command()

@@ -8,6 +8,7 @@ confinement (network namespace, Landlock) and rlimits, and only then does script
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import signal
@@ -49,15 +50,18 @@ def _set_rlimits(limits: dict) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (int(limits["memory_mb"] * mb),) * 2)
 
 
-def _redirect_stdio(out_w: int, err_w: int, status_w: int) -> None:
-    """Point fds 0/1/2 at /dev/null and our pipes, keep the status pipe as fd 3, close everything else."""
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(devnull, 0)
-    os.dup2(out_w, 1)
-    os.dup2(err_w, 2)
-    if status_w != 3:
-        os.dup2(status_w, 3)
-    os.closerange(4, 65536)  # listening socket, server stdin, pipes, log files: none may leak into the script
+STATUS_FD = 3
+SPEC_FD = 4
+
+
+def _redirect_stdio(out_w: int, err_w: int, status_w: int, spec_r: int) -> None:
+    """0 = /dev/null, 1/2 = our pipes, 3 = status pipe, 4 = spec pipe; close everything else we inherited."""
+    wanted = {0: os.open(os.devnull, os.O_RDONLY), 1: out_w, 2: err_w, STATUS_FD: status_w, SPEC_FD: spec_r}
+    # Park the sources above the targets first so that no dup2 clobbers a source still to be moved.
+    parked = {target: fcntl.fcntl(src, fcntl.F_DUPFD, 16) for target, src in wanted.items()}
+    for target, src in parked.items():
+        os.dup2(src, target)
+    os.closerange(SPEC_FD + 1, 65536)  # listening socket, server stdin, other runs' pipes and sockets, logs
     sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115 - lives as long as the process
     sys.stdout = open(1, "w", encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
     sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", buffering=1, closefd=False)  # noqa: SIM115
@@ -71,7 +75,8 @@ def _prepare_environment(spec: dict) -> None:
     os.makedirs(tmp_dir, exist_ok=True)
     os.makedirs(mpl_dir, exist_ok=True)
     os.chdir(job_dir)
-    extra = [code_dir, *spec.get("extra_sys_path", [])]
+    # Like `python code/x.py`: the script's folder first (it is code/ unless the model used a subfolder).
+    extra = list(dict.fromkeys([os.path.dirname(spec["script"]), code_dir, *spec.get("extra_sys_path", [])]))
     env = os.environ
     env["INSIGHTLOOM_JOB_DIR"] = job_dir
     env["MPLBACKEND"] = "Agg"
@@ -119,35 +124,67 @@ def _reset_inherited_state() -> None:
         logging_mod.root.setLevel(logging_mod.WARNING)
 
 
-def _confine(spec: dict) -> list[str]:
-    """Network namespace, then Landlock (writes only in the job and run folders); return what is missing."""
+def prepare_generic(out_w: int, err_w: int, status_w: int, spec_r: int, *, network: bool) -> list[str]:
+    """Everything that does not depend on the job, done by a spare child before a request arrives.
+
+    Returns:
+        Notes about isolation that could not be had.
+    """
+    os.setsid()
+    _redirect_stdio(out_w, err_w, status_w, spec_r)
+    _reset_signals()
+    signal.signal(signal.SIGXCPU, _on_cpu_limit)
+    _reset_inherited_state()
+    _prefault()
     notes = []
-    isolate = spec["isolate"]
-    if isolate.get("network", True):
-        error = kernel.unshare(kernel.CLONE_NEWNET)
+    if network:
+        error = kernel.unshare(kernel.CLONE_NEWNET)  # only a down loopback: no network at all
         if error:
             notes.append(f"network namespace: {error}")
-    if isolate.get("filesystem", True) or isolate.get("network", True):
-        writable = [spec["job_dir"], spec["run_dir"]] if isolate.get("filesystem", True) else ["/"]
-        _features, error = kernel.landlock_confine(writable, deny_tcp=isolate.get("network", True), scope=True)
-        if error:
-            notes.append(f"landlock: {error}")
     return notes
 
 
-def run_child(spec: dict, out_w: int, err_w: int, status_w: int) -> int:
-    """Body of the forked child: set up, run the script as __main__, return its exit code."""
-    os.setsid()
-    _redirect_stdio(out_w, err_w, status_w)
-    _reset_signals()
-    signal.signal(signal.SIGXCPU, _on_cpu_limit)
+def read_spec() -> dict | None:
+    """Block until the supervisor sends this child its spec (None: it went away instead)."""
+    chunks = []
+    while chunk := os.read(SPEC_FD, 65536):
+        chunks.append(chunk)
+    os.close(SPEC_FD)
+    return json.loads(b"".join(chunks)) if chunks else None
+
+
+def _prefault() -> None:
+    """Touch what a typical analysis script touches, while the spare still waits for work.
+
+    After a fork every write to an inherited page (reference counts included) copies it. Doing one small pandas
+    round-trip here moves most of those copies off the caller's critical path; it leaves no visible state.
+    """
+    pandas = sys.modules.get("pandas")
+    if pandas is None:
+        return
+    with contextlib.suppress(Exception):
+        frame = pandas.DataFrame({"k": [1, 2, 1, 3], "v": [1.0, 2.0, 3.0, 4.0]})
+        str(frame.groupby("k")["v"].sum().max())
+
+
+def _confine(spec: dict) -> list[str]:
+    """Landlock: writes only in the job and run folders, no TCP, signals scoped; return what is missing."""
+    isolate = spec["isolate"]
+    if not (isolate.get("filesystem", True) or isolate.get("network", True)):
+        return []
+    writable = [spec["job_dir"], spec["run_dir"]] if isolate.get("filesystem", True) else ["/"]
+    _features, error = kernel.landlock_confine(writable, deny_tcp=isolate.get("network", True), scope=True)
+    return [f"landlock: {error}"] if error else []
+
+
+def run_prepared(spec: dict, notes: list[str]) -> int:
+    """Job-specific setup, then the script as ``__main__``; return its exit code."""
     _prepare_environment(spec)
-    _reset_inherited_state()
-    notes = _confine(spec)
+    notes = notes + _confine(spec)
     _set_rlimits(spec["limits"])
     # Report confinement before any script code runs, then close the channel so the script cannot use it.
-    os.write(3, json.dumps(notes).encode())
-    os.close(3)
+    os.write(STATUS_FD, json.dumps(notes).encode())
+    os.close(STATUS_FD)
     import runpy
 
     try:

@@ -29,10 +29,10 @@ import traceback
 
 try:
     from . import _kernel as kernel
-    from ._child import run_child
+    from ._child import prepare_generic, read_spec, run_prepared
 except ImportError:  # executed as a file by the cold runner: sibling modules are on sys.path[0]
     import _kernel as kernel  # type: ignore[no-redef]
-    from _child import run_child  # type: ignore[no-redef]
+    from _child import prepare_generic, read_spec, run_prepared  # type: ignore[no-redef]
 
 _READ_CHUNK = 65536
 DRAIN_LIMIT_S = 2.0
@@ -236,65 +236,61 @@ class Run:
 class Spare:
     """A child forked ahead of time that waits for its spec on a pipe.
 
-    The warm server keeps one ready so that the fork (the bulk of the per-script overhead for a large, pre-imported
-    process) happens while the previous script runs, not while the caller waits. The spare holds no descriptor but
+    The warm server keeps one ready so that the fork and the job-independent setup (session, descriptors, signal
+    dispositions, random seeds, network namespace) happen while nobody waits. The spare holds no descriptor but
     its own pipes, so it can never keep another job's connection open.
+
+    Args:
+        network: Enter a fresh network namespace (no network) before waiting.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, network: bool) -> None:
+        self.network = network
         self.out_r, out_w = os.pipe()
         self.err_r, err_w = os.pipe()
         self.status_r, status_w = os.pipe()
-        go_r, self.go_w = os.pipe()
+        spec_r, self.spec_w = os.pipe()
         self.pid = os.fork()
         if self.pid == 0:
-            _spare_entry(go_r, out_w, err_w, status_w)
-        for fd in (out_w, err_w, status_w, go_r):
+            _spare_entry(spec_r, out_w, err_w, status_w, network=network)
+        for fd in (out_w, err_w, status_w, spec_r):
             os.close(fd)
+
+    def fits(self, spec: dict) -> bool:
+        return bool(spec["isolate"].get("network", True)) == self.network
 
     def start(self, spec: dict) -> bool:
         """Send the spec; False when the spare is gone (then discard it)."""
         try:
             data = json.dumps(spec).encode()
             while data:
-                data = data[os.write(self.go_w, data):]
-            os.close(self.go_w)
-            self.go_w = -1
+                data = data[os.write(self.spec_w, data):]
+            os.close(self.spec_w)
+            self.spec_w = -1
             return True
         except OSError:
             return False
+
+    def parent_fds(self) -> list[int]:
+        return [fd for fd in (self.out_r, self.err_r, self.status_r, self.spec_w) if fd >= 0]
 
     def discard(self) -> None:
         """Kill an unused spare and release its descriptors."""
         _kill_quietly(self.pid)
         with contextlib.suppress(ChildProcessError):
             os.waitpid(self.pid, 0)
-        for fd in (self.out_r, self.err_r, self.status_r, self.go_w):
-            if fd >= 0:
-                with contextlib.suppress(OSError):
-                    os.close(fd)
+        for fd in self.parent_fds():
+            with contextlib.suppress(OSError):
+                os.close(fd)
 
 
-def _close_all_but(keep: set[int]) -> None:
-    """Close every inherited descriptor except ``keep`` (sockets of other runs must not stay open here)."""
-    low = 0
-    for fd in sorted(keep | {65536}):
-        if fd > low:
-            os.closerange(low, fd)
-        low = fd + 1
-
-
-def _spare_entry(go_r: int, out_w: int, err_w: int, status_w: int) -> None:
-    """First code of the forked child: wait for the spec, then run it; never returns."""
+def _spare_entry(spec_r: int, out_w: int, err_w: int, status_w: int, *, network: bool) -> None:
+    """First code of the forked child: generic setup, wait for the spec, run it; never returns."""
     code = 70
     try:
-        _close_all_but({0, 1, 2, go_r, out_w, err_w, status_w})
-        chunks = []
-        while chunk := os.read(go_r, 65536):
-            chunks.append(chunk)
-        os.close(go_r)
-        spec = json.loads(b"".join(chunks)) if chunks else None  # no spec: the server went away first
-        code = run_child(spec, out_w, err_w, status_w) if spec else 0
+        notes = prepare_generic(out_w, err_w, status_w, spec_r, network=network)
+        spec = read_spec()
+        code = run_prepared(spec, notes) if spec else 0  # no spec: the server went away first
     except BaseException:  # noqa: BLE001 - setup failed before the script ran
         traceback.print_exc()
     finally:
@@ -350,7 +346,7 @@ def supervise(spec: dict) -> dict:
     """
     active, notes = _enter_namespaces(spec["isolate"])
     _write_pid(spec["run_dir"], "supervisor.pid", os.getpid())
-    child = Spare()
+    child = Spare(network=bool(spec["isolate"].get("network", True)))
     if not child.start(spec):
         child.discard()
         raise OSError("the script process died before it received its spec")

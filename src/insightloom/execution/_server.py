@@ -89,8 +89,9 @@ class _Server:
     ends. Otherwise a per-run supervisor is forked (``_sandbox.supervise``: subreaper + descendant sweep).
     """
 
-    def __init__(self, listener: socket.socket) -> None:
+    def __init__(self, listener: socket.socket, isolate: dict) -> None:
         self.listener = listener
+        self.network = bool(isolate.get("network", True))
         self.sel = selectors.DefaultSelector()
         self.sel.register(listener, selectors.EVENT_READ, ("accept", None))
         self.sel.register(sys.stdin.fileno(), selectors.EVENT_READ, ("stdin", None))
@@ -108,7 +109,7 @@ class _Server:
             _log(f"no pid namespace per script ({error}); using a supervisor process per script")
             kernel.reset_pid_namespace_for_children()
             return
-        self.spare = _sandbox.Spare()
+        self.spare = _sandbox.Spare(network=self.network)
 
     def launch_fast(self, spec: dict) -> _sandbox.Run | None:
         """Hand ``spec`` to the spare (or a freshly forked one if the spare died); None if pid namespaces fail."""
@@ -117,6 +118,11 @@ class _Server:
             spare, self.spare = self.spare, None
             if spare is None:
                 return None
+            if not spare.fits(spec):
+                spare.discard()
+                if kernel.new_pid_namespace_for_next_child() is not None:
+                    return None
+                spare = _sandbox.Spare(network=bool(spec["isolate"].get("network", True)))
             if spare.start(spec):
                 return _sandbox.Run(spec, spare)
             spare.discard()
@@ -149,7 +155,6 @@ class _Server:
                     with contextlib.suppress(ChildProcessError):
                         os.waitpid(item, 0)
             self._enforce_deadlines()
-            self.refill_spare()
 
     def _next_timeout(self) -> float | None:
         now = time.monotonic()
@@ -213,6 +218,7 @@ class _Server:
             self.sel.unregister(conn)
             _send(conn, result)
             conn.close()
+        self.refill_spare()  # after the reply, so the fork is not on anyone's critical path
 
     def _start_supervisor(self, conn: socket.socket, spec: dict) -> None:
         sys.stdout.flush()
@@ -226,9 +232,8 @@ class _Server:
         try:
             self.listener.close()
             self.sel.close()
-            if self.spare is not None:
-                for fd in (self.spare.out_r, self.spare.err_r, self.spare.status_r, self.spare.go_w):
-                    os.close(fd)
+            for fd in self.spare.parent_fds() if self.spare is not None else []:
+                os.close(fd)
             devnull = os.open(os.devnull, os.O_RDONLY)
             os.dup2(devnull, 0)
             try:
@@ -267,7 +272,7 @@ def _send(conn: socket.socket, result: dict) -> None:
 
 
 def main() -> int:
-    """Entry point: ``python -m insightloom.execution._server <fd>``."""
+    """Entry point: ``python -m insightloom.execution._server <listening fd> [<isolation JSON>]``."""
     listener = socket.socket(fileno=int(sys.argv[1]))
     listener.setblocking(False)
     failed = preload()
@@ -279,7 +284,7 @@ def main() -> int:
     gc.freeze()  # keep the collector from touching (and so copying) every pre-imported object in each child
     sys.stdout.write(json.dumps({"ready": True, "threads": threads, "failed": failed}) + "\n")
     sys.stdout.flush()
-    server = _Server(listener)
+    server = _Server(listener, json.loads(sys.argv[2]) if len(sys.argv) > 2 else {})
     server.refill_spare()
     server.serve()
     return 0

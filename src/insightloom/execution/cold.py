@@ -12,7 +12,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from insightloom.execution.common import (
     default_isolation,
     host_killed,
     kill_leftovers,
+    make_run_dir,
     snapshot,
     to_result,
 )
@@ -49,7 +49,7 @@ class ColdRunner:
         limits = limits or Limits()
         script = ensure_inside_code(script, job_dir)
         before = snapshot(Path(job_dir))
-        run_dir = tempfile.mkdtemp(prefix="insightloom-run-")
+        run_dir = make_run_dir()
         started = time.monotonic()
         try:
             spec = build_spec(script, job_dir, limits, run_dir, self.isolate, mpl_cache=self._mpl_cache_dir())

@@ -12,6 +12,7 @@ import logging
 import os
 import re
 import signal
+import tempfile
 import threading
 from pathlib import Path
 from typing import Protocol
@@ -72,6 +73,16 @@ def child_env() -> dict[str, str]:
 
 def default_isolation() -> dict[str, bool]:
     return {"network": True, "filesystem": True, "pidns": True}
+
+
+def make_run_dir() -> str:
+    """A private scratch folder per run (pid files, TMPDIR, MPLCONFIGDIR), removed after the run.
+
+    Prefer tmpfs (/dev/shm): creating and deleting it on a disk with online discard costs milliseconds per script.
+    """
+    shm = "/dev/shm"
+    base = shm if os.path.isdir(shm) and os.access(shm, os.W_OK) else None
+    return tempfile.mkdtemp(prefix="insightloom-run-", dir=base)
 
 
 def snapshot(job_dir: Path) -> set[str]:

@@ -29,6 +29,7 @@ from insightloom.execution.common import (
     default_isolation,
     host_killed,
     kill_leftovers,
+    make_run_dir,
     snapshot,
     to_result,
     warn_once,
@@ -90,7 +91,7 @@ class WarmRunner:
         if self._given_up:
             return self.cold.run(script, job_dir, limits)
         before = snapshot(Path(job_dir))
-        run_dir = tempfile.mkdtemp(prefix="insightloom-run-")
+        run_dir = make_run_dir()
         started = time.monotonic()
         try:
             raw = self._run_on_server(script, job_dir, limits, run_dir)
@@ -182,10 +183,11 @@ class WarmRunner:
         listener.bind(sock_path)
         listener.listen(128)
         log_path = Path(self._dir, "server.log")
+        argv = [self.python, "-m", "insightloom.execution._server", str(listener.fileno()), json.dumps(self.isolate)]
         try:
             with open(log_path, "wb") as log:
                 self._proc = subprocess.Popen(  # noqa: S603 - fixed argv, never a shell
-                    [self.python, "-m", "insightloom.execution._server", str(listener.fileno())],
+                    argv,
                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, pass_fds=(listener.fileno(),),
                     env=child_env(), cwd=self._dir,
                 )
@@ -200,6 +202,10 @@ class WarmRunner:
             self._stop_locked()
             raise ServerUnavailable(f"server did not become ready in {self.start_timeout_s:g} s. {tail}".strip())
         logger.info("warm script runner ready (pid %s, %s thread(s))", self._proc.pid, ready.get("threads"))
+        if ready.get("failed"):
+            logger.info("warm script runner could not pre-import: %s", "; ".join(ready["failed"]))
+        if ready.get("threads", 1) > 1:
+            warn_once(f"warm script runner has {ready['threads']} threads after its imports; forking may be unsafe")
         return sock_path
 
     def _stop_locked(self) -> None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..config import ROLES, Settings
-from ..errors import BadInputError, InsightloomError
+from ..errors import BadInputError, InsightloomError, JobCancelled
 from ..fonts import has_cjk
 from ..joblock import JobLock, JobLocked
 from ..jobs import JobFolder, read_json
@@ -110,14 +110,30 @@ def load_runtime(job_dir: Path, settings: Settings | None = None) -> JobRuntime:
     return rt
 
 
+def _our_error(exc: BaseException) -> BaseException:
+    """The insightloom error inside Strands' wrappers (EventLoopException), else the exception itself."""
+    seen = exc
+    while seen is not None:
+        if isinstance(seen, InsightloomError):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return exc
+
+
 def _guarded(rt: JobRuntime, started: float, step: Callable[[], JobOutcome | None]) -> JobOutcome | None:
     """Run a step under the job's lock; turn errors and Ctrl-C into a terminal status that keeps the files."""
     try:
         with JobLock(rt.root):
-            return step()
+            try:
+                return step()
+            except Exception as exc:
+                unwrapped = _our_error(exc)
+                if unwrapped is exc:
+                    raise
+                raise unwrapped from exc
     except JobLocked:
         raise
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, JobCancelled):
         rt.cancel.set()
         stages.finish(rt, "cancelled")
         return JobOutcome("cancelled", rt.root, 130, seconds=time.perf_counter() - started)

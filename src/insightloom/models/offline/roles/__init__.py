@@ -1,0 +1,41 @@
+"""What the offline model says, per role, decided only from the prompt and the conversation so far.
+
+One module per role; each exposes a function ``(Conversation) -> Reply``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .. import reporter_writer
+from ..conversation import Conversation, Reply
+from .auditor import auditor
+from .coder import coder
+from .common import standard_response
+from .coordinator import coordinator
+from .planner import planner
+from .summarizer import summarizer
+from .supervisor import supervisor
+from .tracker import tracker
+from .validator import validator
+
+ROLES: dict[str, Callable[[Conversation], Reply]] = {
+    "coordinator": coordinator,
+    "planner": planner,
+    "supervisor": supervisor,
+    "coder": coder,
+    "validator": validator,
+    "reporter": reporter_writer.reporter,
+    "tracker": tracker,
+    "auditor": auditor,
+}
+
+
+def respond(role: str, conv: Conversation) -> Reply:
+    """The next reply for ``role``; summarization requests are recognised by their prompt."""
+    if "summar" in conv.system_prompt[:400].lower() and not conv.tool_names:
+        return summarizer(conv)
+    return ROLES[role](conv)
+
+
+__all__ = ["ROLES", "respond", "standard_response"]

@@ -63,8 +63,29 @@ def _apply_fonts(fig: Any, extra_text: str) -> None:
             text.set_fontproperties(font_manager.FontProperties(fname=str(font.path), size=size))
         else:
             text.set_fontsize(size)
+    family = font_manager.FontProperties(fname=str(font.path)).get_name() if font is not None else None
     for ax in fig.get_axes():
-        ax.tick_params(labelsize=max(MIN_FONT_PT, _tick_size(ax)))
+        # Tick labels are re-created at save time, so the font goes on the axis, not on today's label objects.
+        extra = {"labelfontfamily": family} if family else {}
+        ax.tick_params(labelsize=max(MIN_FONT_PT, _tick_size(ax)), **extra)
+        _plain_numbers(ax)
+
+
+def compact_number(value: float, _pos: object = None) -> str:
+    """Axis numbers a reader can take in at a glance: 950, 12,500, 3.4M, 1.2B (never 1e9 offsets)."""
+    magnitude = abs(value)
+    for limit, suffix in ((1e9, "B"), (1e6, "M")):
+        if magnitude >= limit:
+            return f"{value / limit:,.1f}".rstrip("0").rstrip(".") + suffix
+    return f"{value:,.0f}" if magnitude >= 100 or float(value).is_integer() else f"{value:,.2f}"
+
+
+def _plain_numbers(ax: Any) -> None:
+    from matplotlib.ticker import FuncFormatter, ScalarFormatter
+
+    for axis in (ax.xaxis, ax.yaxis):
+        if isinstance(axis.get_major_formatter(), ScalarFormatter):
+            axis.set_major_formatter(FuncFormatter(compact_number))
 
 
 def _tick_size(ax: Any) -> float:

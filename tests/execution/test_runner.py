@@ -56,9 +56,10 @@ def test_no_variable_survives_between_scripts(runner, make_job, write_script) ->
 
 def test_infinite_loop_is_killed_at_the_timeout(runner, make_job, write_script) -> None:
     job = make_job()
-    script = write_script(job, "spin.py", "while True:\n    pass\n")
+    script = write_script(job, "spin.py", "print('working')\nwhile True:\n    pass\n")
     result = runner.run(script, job, Limits(timeout_s=2, cpu_s=120))
     assert result.status == "timeout"
+    assert "working" in result.stdout  # output printed before the kill is kept
     assert result.killed_reason == "killed after 2 s timeout"
     assert "killed after 2 s timeout" in result.summary(lines_written=2)
 
@@ -258,6 +259,7 @@ def test_failing_script_reports_its_traceback(runner, make_job, write_script) ->
     result = runner.run(script, job, FAST)
     assert result.status == "error" and result.exit_code == 1
     assert "KeyError: 'Amount'" in result.summary(lines_written=1)
+    assert "boom.py" in result.stderr and "_child.py" not in result.stderr  # the runner's frames are hidden
 
 
 def test_sys_exit_code_is_kept(runner, make_job, write_script) -> None:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import logging
 import os
+import selectors
 import signal
+import threading
 
 from insightloom.execution import Limits, WarmRunner
 
@@ -55,3 +57,38 @@ def _is_zombie_or_gone(pid: int) -> bool:
             return fh.read().rsplit(")", 1)[1].split()[0] == "Z"
     except OSError:
         return True
+
+
+
+def test_scripts_die_with_a_killed_server(make_job, write_script) -> None:
+    """No script may outlive its supervisor: nobody would enforce its clock any more."""
+    job = make_job()
+    fifo = job / "started.fifo"
+    os.mkfifo(fifo)
+    # /proc/self names the host pid even inside a pid namespace; exec keeps that pid.
+    script = write_script(job, "long.py", (
+        "import os\n"
+        f"with open({str(fifo)!r}, 'w') as fh:\n"
+        "    fh.write(os.readlink('/proc/self'))\n"
+        "os.execvp('sleep', ['sleep', '1000'])\n"
+    ))
+    runner = WarmRunner()
+    results: list = []
+    thread = threading.Thread(target=lambda: results.append(runner.run(script, job, Limits(timeout_s=60))))
+    try:
+        runner.start()
+        server = runner.server_pid
+        assert server is not None
+        thread.start()
+        with open(fifo) as fh:  # blocks until the script has started
+            script_pid = int(fh.read())
+        pidfd = os.pidfd_open(script_pid)
+        os.kill(server, signal.SIGKILL)
+        thread.join(60)
+        assert results and results[0].status != "ok"
+        with selectors.DefaultSelector() as sel:
+            sel.register(pidfd, selectors.EVENT_READ)
+            assert sel.select(10), "the script survived its server"
+        os.close(pidfd)
+    finally:
+        runner.shutdown()

@@ -63,7 +63,8 @@ def _redirect_stdio(out_w: int, err_w: int, status_w: int, spec_r: int) -> None:
         os.dup2(src, target)
     os.closerange(SPEC_FD + 1, 65536)  # listening socket, server stdin, other runs' pipes and sockets, logs
     sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115 - lives as long as the process
-    sys.stdout = open(1, "w", encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
+    # Line-buffered so that what a script printed before being killed at its timeout still reaches the model.
+    sys.stdout = open(1, "w", encoding="utf-8", errors="backslashreplace", buffering=1, closefd=False)  # noqa: SIM115
     sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", buffering=1, closefd=False)  # noqa: SIM115
 
 
@@ -130,6 +131,7 @@ def prepare_generic(out_w: int, err_w: int, status_w: int, spec_r: int, *, netwo
     Returns:
         Notes about isolation that could not be had.
     """
+    kernel.kill_me_with_parent(signal.SIGKILL)  # no supervisor, no clock: never run unsupervised
     os.setsid()
     _redirect_stdio(out_w, err_w, status_w, spec_r)
     _reset_signals()
@@ -192,11 +194,20 @@ def run_prepared(spec: dict, notes: list[str]) -> int:
         code = 0
     except SystemExit as exc:
         code = _exit_code(exc.code)
-    except BaseException:  # noqa: BLE001 - report every script failure as a traceback, like python would
-        traceback.print_exc()
+    except BaseException as exc:  # noqa: BLE001 - report every script failure as a traceback, like python would
+        _print_script_traceback(exc)
         code = 1
     _finish_threads()
     return code
+
+
+def _print_script_traceback(exc: BaseException) -> None:
+    """Print the traceback without the runner's own frames (they are noise in the model's context)."""
+    tb = exc.__traceback__
+    while tb is not None and (tb.tb_frame.f_code.co_filename in (__file__, "<frozen runpy>")
+                              or tb.tb_frame.f_code.co_filename.endswith("runpy.py")):
+        tb = tb.tb_next
+    traceback.print_exception(type(exc), exc, tb)
 
 
 def _exit_code(value: object) -> int:

@@ -15,6 +15,7 @@ CLONE_NEWNS = 0x00020000
 CLONE_NEWPID = 0x20000000
 CLONE_NEWNET = 0x40000000
 
+PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 PR_SET_NO_NEW_PRIVS = 38
 
@@ -101,6 +102,13 @@ def reset_pid_namespace_for_children() -> str | None:
             return f"cannot open /proc/self/ns/pid: {exc.strerror}"
     if _libc().setns(ctypes.c_int(_own_pidns_fd), ctypes.c_int(CLONE_NEWPID)) != 0:
         return f"setns: {_errno_text()}"
+    return None
+
+
+def kill_me_with_parent(sig: int) -> str | None:
+    """Have the kernel send ``sig`` to this process when its parent (the supervisor) dies."""
+    if _libc().prctl(PR_SET_PDEATHSIG, sig, 0, 0, 0) != 0:
+        return _errno_text()
     return None
 
 

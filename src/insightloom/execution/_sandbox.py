@@ -2,14 +2,17 @@
 
 This file is shared by both execution paths and therefore uses the standard library only:
 
-- the warm server imports it and calls :func:`supervise` in a per-run process forked from the pre-imported server;
+- the warm server imports it: its event loop supervises many :class:`Run` s at once, each in a pre-forked
+  :class:`Spare` that is pid 1 of its own pid namespace (when pid namespaces are not allowed it forks a per-run
+  process that calls :func:`supervise`);
 - the cold runner executes it as a plain file (``python _sandbox.py`` with the spec on stdin), so each script pays
   the full interpreter and import cost but gets exactly the same limits and confinement.
 
 Process tree per run::
 
-    supervisor (subreaper, owns the pipes and the clock)
-      └── child (setsid, rlimits, Landlock, runs the script with runpy; pid 1 of its own pid namespace if allowed)
+    supervisor (warm server, or a subreaper per run; owns the pipes and the clock)
+      └── child (setsid, rlimits, network namespace, Landlock, runs the script with runpy; pid 1 of its own pid
+            │    namespace where allowed, so the kernel kills everything below it when it ends)
             └── anything the script spawns, daemonized or not
 
 The supervisor never trusts the child to report on itself: it reads the exit status and CPU time from the kernel,

@@ -1,10 +1,14 @@
 """The warm fork server: pay the pandas/numpy/matplotlib import cost once, fork a fresh child per script.
 
-Started by :class:`insightloom.execution.runners.WarmRunner` as
-``python -m insightloom.execution._server <listening-socket-fd>``. It stays single-threaded (BLAS and jemalloc
-background threads are disabled through the environment before import) so that forking is safe, and it holds no
-job state: every request carries its own job folder, and each request is served by a freshly forked supervisor
-(see ``_sandbox.supervise``). It exits when the host closes its stdin.
+Started by :class:`insightloom.execution.warm.WarmRunner` as
+``python -m insightloom.execution._server <listening-socket-fd> <isolation JSON>``. It stays single-threaded (BLAS
+and jemalloc background threads are disabled through the environment before import, and it never starts a thread)
+so that forking is safe, and it holds no job state: every request carries its own job folder.
+
+Per request, the script runs in a *spare* child forked ahead of time in its own pid namespace (the fork and the
+job-independent setup are off the caller's critical path). Where pid namespaces are not allowed, a per-run
+supervisor is forked instead (``_sandbox.supervise``: subreaper + descendant sweep). The server exits when the
+host closes its stdin, killing any script still running.
 """
 
 from __future__ import annotations
@@ -129,6 +133,9 @@ class _Server:
         return None
 
     def close(self) -> None:
+        for run in self.runs:
+            if run.exited_at is None:
+                run.kill()  # nobody will collect the result: do not leave the script running
         if self.spare is not None:
             self.spare.discard()
             self.spare = None

@@ -179,8 +179,10 @@ def to_result(raw: dict, limits: Limits, *, duration_s: float, new_files: list[s
 
 
 def host_killed(limits: Limits, why: str) -> dict:
-    """A supervisor report written by the host when the supervisor itself did not answer."""
+    """A report written by the host itself when the supervisor did not answer (the host killed what it found)."""
+    if why != "timeout":
+        return {"runner_error": f"the script's supervisor died ({why}); the script was stopped"}
     empty = {"head": "", "tail": "", "cut_bytes": 0, "total_bytes": 0}
-    return {"exit_code": -signal.SIGKILL, "timed_out": why == "timeout", "cpu_s": 0.0, "stdout": empty,
-            "stderr": {**empty, "head": f"[runner] {why}: the supervisor did not answer; killed by the host"},
+    return {"exit_code": -signal.SIGKILL, "timed_out": True, "cpu_s": 0.0, "stdout": empty,
+            "stderr": {**empty, "head": "[runner] the supervisor did not answer in time; killed by the host"},
             "notes": []}

@@ -1,0 +1,254 @@
+"""The FastAPI app: the job API, its event stream, downloads, the sign-in session and the web page.
+
+Routes (all but ``/healthz``, the page and ``/session`` sign-in need a bearer token or session cookie when a token is
+configured): ``POST /jobs``, ``GET /jobs``, ``GET /jobs/{id}``, ``POST /jobs/{id}/review``,
+``POST /jobs/{id}/cancel``, ``GET /jobs/{id}/events`` (SSE) and ``GET /jobs/{id}/artifacts/{path}``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import Depends, FastAPI, File, Form, Header, HTTPException, Request, Response, UploadFile
+from fastapi.responses import FileResponse, JSONResponse, StreamingResponse
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from .. import __version__
+from ..config import PROVIDERS, Settings
+from .auth import COOKIE, Authenticator
+from .config import ServiceConfig
+from .manager import JobManager
+from .queue import JobQueue
+from .sse import event_stream
+from .uploads import BodyLimit, plan_uploads
+
+logger = logging.getLogger(__name__)
+
+STATIC = Path(__file__).parent / "static"
+PAGE_CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+    "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+)
+
+
+class ReviewBody(BaseModel):
+    """``{"approve": true}`` or ``{"approve": false, "feedback": "..."}``."""
+
+    model_config = ConfigDict(extra="forbid")
+    approve: bool
+    feedback: str | None = Field(default=None, max_length=20_000)
+
+    @model_validator(mode="after")
+    def _feedback_when_not_approving(self) -> ReviewBody:
+        if not self.approve and not (self.feedback or "").strip():
+            raise ValueError("feedback is required when approve is false: say what the plan should change")
+        return self
+
+
+class SignIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    token: str = Field(min_length=1, max_length=4096)
+
+
+class SecurityHeaders:
+    """ASGI middleware: no sniffing, no framing, no referrer, and a strict CSP on everything the app serves."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                present = {name.lower() for name, _ in headers}
+                for name, value in (
+                    (b"x-content-type-options", b"nosniff"),
+                    (b"referrer-policy", b"no-referrer"),
+                    (b"x-frame-options", b"DENY"),
+                    (b"content-security-policy", PAGE_CSP.encode()),
+                ):
+                    if name not in present:
+                        headers.append((name, value))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+def create_app(
+    settings: Settings, config: ServiceConfig | None = None, *, queue: JobQueue | None = None, cwd: Path | None = None
+) -> FastAPI:
+    """Build the service.
+
+    Args:
+        settings: Server settings (artifacts root, default provider...); ``auto`` is resolved per job.
+        config: Server-only settings; read from env vars when not given.
+        queue: Where work goes; an in-process pool of ``config.workers`` threads when not given.
+        cwd: Where the jobs look for ``./skills``.
+    """
+    config = config or ServiceConfig.from_env()
+    manager = JobManager(settings, config, cwd=cwd)
+    auth = Authenticator(config)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        manager.open(queue)
+        logger.info(
+            "insightloom service: artifacts %s, %s, %d workers",
+            manager.root,
+            "open (no token)" if config.open else f"{len(set(config.tokens.values()))} user(s)",
+            config.workers,
+        )
+        yield
+        manager.close()
+
+    app = FastAPI(title="insightloom", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None)
+    app.state.manager = manager
+    app.add_middleware(BodyLimit, limit_bytes=config.max_upload_bytes, limit_mb=config.max_upload_mb)
+    app.add_middleware(SecurityHeaders)
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    async def current_user(request: Request) -> str:
+        return auth.user(request)
+
+    User = Annotated[str, Depends(current_user)]
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+        logger.exception("unexpected error on %s %s", request.method, request.url.path)
+        return JSONResponse({"detail": "Internal error; the server log has the details."}, status_code=500)
+
+    @app.get("/healthz")
+    def healthz() -> dict[str, Any]:
+        return {"status": "ok", "version": __version__}
+
+    @app.get("/", include_in_schema=False)
+    def page() -> FileResponse:
+        return FileResponse(STATIC / "index.html", media_type="text/html; charset=utf-8")
+
+    @app.get("/session")
+    def session(user: User) -> dict[str, Any]:
+        """Who is signed in, and what the submit form may offer."""
+        return {
+            "user": user,
+            "open": config.open,
+            "providers": list(PROVIDERS),
+            "default_provider": settings.provider,
+            "max_revisions": settings.max_revisions,
+            "max_upload_mb": config.max_upload_mb,
+        }
+
+    @app.post("/session")
+    def sign_in(body: SignIn, request: Request, response: Response) -> dict[str, Any]:
+        """Trade a token for an HttpOnly, SameSite=Strict session cookie (the page can't send headers on SSE)."""
+        if config.open:
+            return {"user": auth.user(request)}
+        user = auth.user_for_token(body.token.strip())
+        if user is None:
+            raise HTTPException(401, "Unknown token.", headers={"WWW-Authenticate": "Bearer"})
+        response.set_cookie(
+            COOKIE,
+            auth.make_session(user),
+            max_age=int(config.session_hours * 3600),
+            httponly=True,
+            samesite="strict",
+            secure=request.url.scheme == "https",
+            path="/",
+        )
+        return {"user": user}
+
+    @app.delete("/session", status_code=204)
+    def sign_out(response: Response) -> None:
+        response.delete_cookie(COOKIE, path="/", httponly=True, samesite="strict")
+
+    @app.post("/jobs", status_code=201)
+    def submit(
+        user: User,
+        response: Response,
+        files: Annotated[list[UploadFile], File(description="CSV/XLSX data files and at most one columns JSON")],
+        request_text: Annotated[str, Form(alias="request")],
+        provider: Annotated[str | None, Form()] = None,
+        auto_approve: Annotated[bool, Form()] = False,
+        max_revisions: Annotated[int | None, Form()] = None,
+    ) -> dict[str, str]:
+        uploads = plan_uploads([f.filename for f in files])
+        for upload, file in zip(uploads, files, strict=True):
+            if file.size is not None and file.size > config.max_upload_bytes:
+                raise HTTPException(413, f"{upload.original} is over the {config.max_upload_mb:g} MB upload limit.")
+        job_id = manager.submit(
+            user,
+            [(upload, file.file) for upload, file in zip(uploads, files, strict=True)],
+            request_text,
+            provider=provider or None,
+            auto_approve=auto_approve,
+            max_revisions=max_revisions,
+        )
+        response.headers["Location"] = f"/jobs/{job_id}"
+        return {"id": job_id}
+
+    @app.get("/jobs")
+    def list_jobs(user: User) -> dict[str, Any]:
+        return {"jobs": manager.list_jobs(user)}
+
+    @app.get("/jobs/{job_id}")
+    def get_job(job_id: str, user: User) -> dict[str, Any]:
+        return manager.describe(job_id, user)
+
+    @app.post("/jobs/{job_id}/review", status_code=202)
+    def post_review(job_id: str, body: ReviewBody, user: User) -> dict[str, Any]:
+        manager.review(job_id, user, approve=body.approve, feedback=(body.feedback or "").strip())
+        return {"id": job_id, "accepted": "approve" if body.approve else "feedback"}
+
+    @app.post("/jobs/{job_id}/cancel", status_code=202)
+    def post_cancel(job_id: str, user: User) -> dict[str, str]:
+        return {"id": job_id, "cancel": manager.cancel(job_id, user)}
+
+    @app.get("/jobs/{job_id}/events")
+    async def events(
+        job_id: str, user: User, last_event_id: Annotated[str | None, Header()] = None
+    ) -> StreamingResponse:
+        path = manager.events_path(job_id, user)
+        try:
+            after = int(last_event_id) if last_event_id else 0
+        except ValueError:
+            raise HTTPException(400, "Last-Event-ID must be an event id (an integer).") from None
+
+        async def frames() -> AsyncIterator[bytes]:
+            with manager.hub.waiter(job_id) as wake:
+                async for chunk in event_stream(
+                    path,
+                    wake,
+                    after_id=after,
+                    keepalive_s=config.keepalive_s,
+                    poll_s=config.poll_s,
+                    stopping=manager.stopping.is_set,
+                ):
+                    yield chunk
+
+        return StreamingResponse(
+            frames(),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
+
+    @app.get("/jobs/{job_id}/artifacts/{path:path}")
+    def artifact(job_id: str, path: str, user: User) -> FileResponse:
+        target = manager.artifact(job_id, user, path)
+        return FileResponse(
+            target,
+            filename=target.name,
+            content_disposition_type="attachment",
+            headers={"Content-Security-Policy": "sandbox", "Cache-Control": "private, no-store"},
+        )
+
+    return app

@@ -1,0 +1,155 @@
+"""The job queue: an interface, and the in-process bounded pool behind it.
+
+Work items are plain data (a job id, an action and its arguments), so a distributed engine such as Celery over
+Redis/SQS can carry them to workers on other machines that share the artifacts volume (see ``deploy/``). Whatever
+engine sits behind :class:`JobQueue`, the items of one job must run one at a time and in order; ``job.lock`` refuses
+a second runner anyway.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import deque
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from typing import Any, Literal, Protocol
+
+logger = logging.getLogger(__name__)
+
+Action = Literal["start", "review", "resume"]
+
+
+@dataclass(frozen=True)
+class WorkItem:
+    """One unit of work on one job.
+
+    Attributes:
+        job_id: The job (its folder is ``<artifacts>/<job_id>``).
+        action: ``start`` (intake → plan), ``review`` (apply a decision) or ``resume`` (continue after a crash).
+        decision: For ``review``: ``approve``, ``feedback`` or ``cancel``.
+        feedback: For a ``feedback`` review: what the Planner should change.
+        inputs: For ``start``: data file names inside the job's ``data/`` folder, in upload order.
+    """
+
+    job_id: str
+    action: Action
+    decision: str = "approve"
+    feedback: str = ""
+    inputs: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready, for engines that serialize their messages."""
+        return {**asdict(self), "inputs": list(self.inputs)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> WorkItem:
+        return cls(**{**data, "inputs": tuple(data.get("inputs", ()))})
+
+
+class QueueFull(Exception):
+    """The queue holds as many waiting items as it may; the caller answers 503."""
+
+
+class JobQueue(Protocol):
+    """Where the API puts work; some worker calls the handler with each item."""
+
+    def put(self, item: WorkItem) -> None:
+        """Queue an item. Items of one job run one at a time, in the order they were put.
+
+        Raises:
+            QueueFull: Too many items are waiting.
+        """
+        ...
+
+    def close(self) -> None:
+        """Stop taking items; items already running may finish or be abandoned (they resume on the next start)."""
+        ...
+
+
+class ThreadPoolJobQueue:
+    """A bounded pool of daemon threads in this process, with a FIFO in front.
+
+    Daemon threads: a server that stops abandons its running jobs instead of waiting for them, and the next server
+    start resumes them from disk.
+
+    Args:
+        handler: Runs one item; its exceptions are logged, never propagated.
+        workers: Items that run at once.
+        max_queued: Items that may wait (not counting running ones) before :meth:`put` raises QueueFull.
+    """
+
+    def __init__(self, handler: Callable[[WorkItem], None], *, workers: int = 4, max_queued: int = 1000) -> None:
+        if workers < 1:
+            raise ValueError("workers must be at least 1")
+        self.handler = handler
+        self.max_queued = max_queued
+        self._cond = threading.Condition()
+        self._ready: deque[WorkItem] = deque()
+        self._later: dict[str, deque[WorkItem]] = {}  # items of a job that already has one ready or running
+        self._claimed: set[str] = set()
+        self._closed = False
+        self._running = 0
+        self._threads = [
+            threading.Thread(target=self._work, name=f"insightloom-worker-{n}", daemon=True) for n in range(workers)
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    @property
+    def waiting(self) -> int:
+        with self._cond:
+            return len(self._ready) + sum(len(q) for q in self._later.values())
+
+    @property
+    def running(self) -> int:
+        with self._cond:
+            return self._running
+
+    def put(self, item: WorkItem) -> None:
+        with self._cond:
+            if self._closed:
+                raise QueueFull("the server is shutting down")
+            if len(self._ready) + sum(len(q) for q in self._later.values()) >= self.max_queued:
+                raise QueueFull(f"{self.max_queued} items are already waiting")
+            if item.job_id in self._claimed:
+                self._later.setdefault(item.job_id, deque()).append(item)
+            else:
+                self._claimed.add(item.job_id)
+                self._ready.append(item)
+                self._cond.notify()
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+
+    def _next(self) -> WorkItem | None:
+        with self._cond:
+            while not self._ready and not self._closed:
+                self._cond.wait()
+            if self._closed:
+                return None
+            self._running += 1
+            return self._ready.popleft()
+
+    def _finished(self, item: WorkItem) -> None:
+        with self._cond:
+            self._running -= 1
+            later = self._later.get(item.job_id)
+            if later:
+                self._ready.append(later.popleft())  # the job stays claimed by its next item
+                if not later:
+                    del self._later[item.job_id]
+                self._cond.notify()
+            else:
+                self._claimed.discard(item.job_id)
+
+    def _work(self) -> None:
+        while (item := self._next()) is not None:
+            try:
+                self.handler(item)
+            except Exception:  # a broken item must not take a worker down with it
+                logger.exception("work item %s on job %s failed", item.action, item.job_id)
+            finally:
+                self._finished(item)

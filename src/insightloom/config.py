@@ -47,6 +47,25 @@ _DEFAULT_MAX_TOKENS = {
 }
 _CHEAP_ROLES = {"coordinator", "tracker"}
 
+#: Price keys, in USD per million tokens.
+PRICE_KEYS: tuple[str, ...] = ("input", "output", "cache_read", "cache_write")
+_SONNET_PRICE = {"input": 3.0, "output": 15.0, "cache_read": 0.30, "cache_write": 3.75}
+_HAIKU_PRICE = {"input": 1.0, "output": 5.0, "cache_read": 0.10, "cache_write": 1.25}
+
+
+def default_pricing() -> dict[str, dict[str, float]]:
+    """Bedrock on-demand list prices per model id (``fnmatch`` patterns allowed), USD per 1M tokens.
+
+    ``offline-*`` is priced like Claude Sonnet 4.5, so an offline run's cost is a dry-run estimate of a hosted one.
+    """
+    return {
+        _STRONG: dict(_SONNET_PRICE),
+        _CHEAP: dict(_HAIKU_PRICE),
+        "*anthropic.claude-sonnet-4-5*": dict(_SONNET_PRICE),
+        "*anthropic.claude-haiku-4-5*": dict(_HAIKU_PRICE),
+        "offline-*": dict(_SONNET_PRICE),
+    }
+
 
 @dataclass
 class AgentModelSpec:
@@ -86,6 +105,15 @@ class Settings:
         max_reporter_retries: Reporter reruns after an Auditor ``retry``.
         model_timeout_s: Read timeout on every hosted model call.
         model_max_attempts: Bounded model retries.
+        max_model_calls: Per-job ceiling on model calls, all agents together.
+        max_total_tokens: Per-job ceiling on tokens (input, output, cache read and cache write).
+        max_cost_usd: Per-job ceiling on the estimated cost from ``pricing``.
+        max_wall_seconds: Per-job ceiling on running time (plan review waits excluded).
+        clue_budget_tokens: Most tokens the shared clues may hold; older clues are compressed into a digest.
+        handoff_budget_tokens: Most tokens of a tool agent's input message (its task and the last agent's message).
+        token_margin: Safety margin added to local counts for Claude models, whose tokenizer differs.
+        exact_token_count: Ask Bedrock ``CountTokens`` for exact counts when AWS credentials are present.
+        pricing: USD per 1M tokens by model id (``fnmatch`` patterns allowed): input, output, cache_read, cache_write.
     """
 
     provider: str = "auto"
@@ -100,6 +128,15 @@ class Settings:
     max_reporter_retries: int = 2
     model_timeout_s: float = 300.0
     model_max_attempts: int = 3
+    max_model_calls: int = 500
+    max_total_tokens: int = 5_000_000
+    max_cost_usd: float = 25.0
+    max_wall_seconds: float = 7200.0
+    clue_budget_tokens: int = 1200
+    handoff_budget_tokens: int = 2000
+    token_margin: float = 0.20
+    exact_token_count: bool = False
+    pricing: dict[str, dict[str, float]] = field(default_factory=default_pricing)
     source: str | None = None
 
     def __post_init__(self) -> None:
@@ -108,7 +145,6 @@ class Settings:
                 self.agents[role] = AgentModelSpec(
                     model_id=_CHEAP if role in _CHEAP_ROLES else _STRONG,
                     max_tokens=_DEFAULT_MAX_TOKENS[role],
-                    cache=role not in _CHEAP_ROLES,
                 )
 
     def spec(self, role: str) -> AgentModelSpec:
@@ -165,6 +201,44 @@ def _agent_spec(role: str, raw: Any, source: str) -> AgentModelSpec:
     return spec
 
 
+_POSITIVE_LIMITS = (
+    "max_model_calls",
+    "max_total_tokens",
+    "max_cost_usd",
+    "max_wall_seconds",
+    "clue_budget_tokens",
+    "handoff_budget_tokens",
+)
+
+
+def _check_limits(raw: dict[str, Any], source: str) -> None:
+    """Ceilings and budgets must be positive numbers; the margin a fraction; the flag a boolean."""
+    for key in _POSITIVE_LIMITS:
+        value = raw.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float) or value <= 0):
+            raise ConfigError(f"{key} in {source} must be a positive number, not {value!r}.", f"e.g. {key}: 100")
+    margin = raw.get("token_margin")
+    if margin is not None and (isinstance(margin, bool) or not isinstance(margin, int | float) or not 0 <= margin < 1):
+        raise ConfigError(f"token_margin in {source} must be a fraction from 0 to 1.", "e.g. token_margin: 0.2")
+    flag = raw.get("exact_token_count")
+    if flag is not None and not isinstance(flag, bool):
+        raise ConfigError(f"exact_token_count in {source} must be true or false.", "e.g. exact_token_count: true")
+
+
+def _check_pricing(raw: Any, source: str) -> dict[str, dict[str, float]]:
+    if not isinstance(raw, dict):
+        raise ConfigError(f"'pricing' in {source} must map model ids to prices.", "see README, Configuration.")
+    for model_id, price in raw.items():
+        if not isinstance(price, dict) or set(price) != set(PRICE_KEYS):
+            raise ConfigError(
+                f"pricing.{model_id} in {source} must give exactly: {', '.join(PRICE_KEYS)} (USD per 1M tokens).",
+                "e.g. {input: 3.0, output: 15.0, cache_read: 0.3, cache_write: 3.75}",
+            )
+        if any(isinstance(v, bool) or not isinstance(v, int | float) or v < 0 for v in price.values()):
+            raise ConfigError(f"pricing.{model_id} in {source} holds a negative or non-numeric price.", "fix it.")
+    return {str(k): {key: float(v) for key, v in price.items()} for k, price in raw.items()}
+
+
 def _from_mapping(raw: dict[str, Any], source: str) -> Settings:
     raw = dict(raw)
     agents_raw = raw.pop("agents", None) or {}
@@ -183,6 +257,9 @@ def _from_mapping(raw: dict[str, Any], source: str) -> Settings:
         if raw.get(key) is not None:
             raw[key] = Path(raw[key]).expanduser()
     raw["skills_dirs"] = [Path(p).expanduser() for p in raw.get("skills_dirs") or []]
+    _check_limits(raw, source)
+    if "pricing" in raw:
+        raw["pricing"] = {**default_pricing(), **_check_pricing(raw["pricing"], source)}
     settings = Settings(**raw, agents={role: _agent_spec(role, spec, source) for role, spec in agents_raw.items()})
     _check_provider(settings.provider, f"provider in {source}")
     settings.source = source

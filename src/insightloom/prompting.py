@@ -19,6 +19,7 @@ import re
 import string
 from pathlib import Path
 
+from insightloom.config import ROLES
 from insightloom.errors import ConfigError
 
 logger = logging.getLogger(__name__)
@@ -27,18 +28,7 @@ logger = logging.getLogger(__name__)
 DYNAMIC_MARKER = "<!-- dynamic -->"
 
 #: Every prompt the package ships; one file each in ``insightloom/prompts/``.
-PROMPT_NAMES: tuple[str, ...] = (
-    "coordinator",
-    "planner",
-    "planner_revise",
-    "supervisor",
-    "coder",
-    "validator",
-    "reporter",
-    "tracker",
-    "auditor",
-    "summarization",
-)
+PROMPT_NAMES: tuple[str, ...] = (*ROLES, "planner_revise", "summarization")
 
 #: Placeholders that are fixed per configuration (not per call) and so may sit in the cached prefix.
 PER_CONFIG_PLACEHOLDERS: frozenset[str] = frozenset({"max_tokens", "language"})

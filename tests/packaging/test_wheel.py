@@ -8,9 +8,9 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from shared_paths import REPO
 
 import insightloom
+from shared_paths import REPO
 
 
 @pytest.fixture(scope="module")

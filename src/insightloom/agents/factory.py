@@ -1,4 +1,16 @@
-"""The one factory that builds every agent the same way: model, prompt, tools, conversation manager and hooks."""
+"""The one factory that builds every agent the same way: model, prompt, tools, conversation manager and hooks.
+
+The context policy lives here, so every agent gets it the same way:
+
+- the system prompt goes out as content blocks, static rules, a cache point, then the per-call part, for agents
+  whose spec asks for caching, so the static prefix stays cacheable while the plan section and clues change;
+- long-running agents (Supervisor, Coder, Reporter) get Strands' summarizing safety net with proactive compression;
+- agents that loop over tools get their older exchanges reduced to stubs (``context.history``);
+- every agent carries the cancel guard and the per-job ceilings.
+
+``naive=True`` turns all of it off (one uncached prompt, full history, no reduction): the baseline of the ablation
+benchmark.
+"""
 
 from __future__ import annotations
 
@@ -8,13 +20,17 @@ from typing import Any
 from strands import Agent
 from strands.agent.conversation_manager import NullConversationManager, SummarizingConversationManager
 from strands.event_loop._retry import ModelRetryStrategy
+from strands.models import Model
 from strands.tools.executors import SequentialToolExecutor
+from strands.types.content import SystemContentBlock
 
+from ..context.history import HistoryReducer, ReductionPolicy
 from ..models import make_model
-from ..prompting import load_prompt
+from ..prompting import load_prompt, split_static
 from ..runtime import JobRuntime
 from ..telemetry import AgentTelemetry
-from .guards import CancelGuard
+from ..telemetry.pricing import PriceTable
+from .guards import BudgetGuard, CancelGuard, start_wall_clock
 
 logger = logging.getLogger(__name__)
 
@@ -22,45 +38,87 @@ logger = logging.getLogger(__name__)
 SUMMARIZED_ROLES = frozenset({"supervisor", "coder", "reporter"})
 SUMMARY_RATIO = 0.5
 PRESERVED_MESSAGES = 10
+SUMMARY_MAX_TOKENS = 2000
+#: How each looping agent's older tool exchanges are reduced (see context.history). The Supervisor's tool results
+#: are agent responses the plan and clues already hold; the Coder's and Validator's inputs are scripts saved in
+#: code/; the Reporter's are report drafts already rendered.
+REDUCTION: dict[str, ReductionPolicy] = {
+    "supervisor": ReductionPolicy(keep_recent=2, threshold_tokens=600, result_tokens=40, input_tokens=200),
+    "coder": ReductionPolicy(keep_recent=1, threshold_tokens=9000, input_tokens=300),
+    "validator": ReductionPolicy(keep_recent=1, threshold_tokens=4000, input_tokens=300),
+    "reporter": ReductionPolicy(keep_recent=1, threshold_tokens=1000, input_tokens=300),
+}
+CACHE_POINT: SystemContentBlock = {"cachePoint": {"type": "default"}}
 
 
-def _conversation_manager(role: str, rt: JobRuntime) -> Any:
-    if role not in SUMMARIZED_ROLES:
+def system_prompt_for(prompt: str, cache: bool) -> str | list[SystemContentBlock]:
+    """The system prompt as sent: static text, a cache point and the per-call text when caching, else one string."""
+    static, dynamic = split_static(prompt)
+    if not cache:
+        return f"{static}\n\n{dynamic}" if dynamic else static
+    blocks: list[SystemContentBlock] = [{"text": static}, dict(CACHE_POINT)]  # type: ignore[list-item]
+    if dynamic:
+        blocks.append({"text": dynamic})
+    return blocks
+
+
+def _conversation_manager(role: str, rt: JobRuntime, naive: bool) -> Any:
+    if naive or role not in SUMMARIZED_ROLES:
         return NullConversationManager()
-    prompt = load_prompt("summarization", rt.settings.prompts_dir).replace("${max_tokens}", "2000")
-    prompt = prompt.replace("<!-- dynamic -->\n", "")
+    prompt = load_prompt("summarization", rt.settings.prompts_dir).replace("${max_tokens}", str(SUMMARY_MAX_TOKENS))
+    static, dynamic = split_static(prompt)
     return SummarizingConversationManager(
         summary_ratio=SUMMARY_RATIO,
         preserve_recent_messages=PRESERVED_MESSAGES,
-        summarization_system_prompt=prompt,
+        summarization_system_prompt=f"{static}\n\n{dynamic}".strip(),
+        proactive_compression=True,
     )
 
 
+def _model(role: str, rt: JobRuntime) -> Model:
+    models: dict[str, Any] = rt.extras.setdefault("models", {})
+    if role not in models:  # one model object per role and job: offline caches, counters and clients are reused
+        models[role] = make_model(rt.settings.spec(role), role, rt.settings)
+    return models[role]
+
+
 def build_agent(
-    role: str, rt: JobRuntime, system_prompt: str, tools: list[Any] | None = None, hooks: list[Any] | None = None
+    role: str,
+    rt: JobRuntime,
+    system_prompt: str,
+    tools: list[Any] | None = None,
+    hooks: list[Any] | None = None,
+    *,
+    model: Model | None = None,
+    naive: bool = False,
 ) -> Agent:
     """Build one agent for this job.
 
     Args:
         role: Lower-case role name; picks the model spec, transcript file and usage key.
         rt: The job's runtime.
-        system_prompt: The rendered prompt (static part first, per-call part after).
+        system_prompt: The rendered prompt (static part, the ``<!-- dynamic -->`` line, then the per-call part).
         tools: The agent's tools.
         hooks: Extra hook providers (e.g. a skill's allowed-tools guard).
+        model: A model to use instead of the role's configured one (the ablation's naive brain).
+        naive: Turn the context policy off: no cache points, full history, no reduction, no summarizing.
     """
     spec = rt.settings.spec(role)
-    models: dict[str, Any] = rt.extras.setdefault("models", {})
-    if role not in models:  # one model object per role and job: offline call counters and clients are reused
-        models[role] = make_model(spec, role, rt.settings)
-    telemetry = AgentTelemetry(role, rt.job.events, rt.ledger, rt.job.path("transcripts"))
+    prices = rt.extras.setdefault("prices", PriceTable(rt.settings.pricing))
+    if role == "supervisor":
+        start_wall_clock(rt)  # running time counts from here: the plan review's wait is not the job's work
+    policy_hooks: list[Any] = [CancelGuard(rt), BudgetGuard(rt)]
+    if not naive and role in REDUCTION:
+        policy_hooks.append(HistoryReducer(REDUCTION[role]))
     return Agent(
-        model=models[role],
-        system_prompt=system_prompt.replace("<!-- dynamic -->\n", ""),
+        model=model or _model(role, rt),
+        system_prompt=system_prompt_for(system_prompt, spec.cache and not naive),
         tools=tools or [],
         name=role,
         callback_handler=None,
-        conversation_manager=_conversation_manager(role, rt),
-        hooks=[telemetry, CancelGuard(rt), *(hooks or [])],
+        conversation_manager=_conversation_manager(role, rt, naive),
+        hooks=[AgentTelemetry(role, rt.job.events, rt.ledger, rt.job.path("transcripts"), prices), *policy_hooks]
+        + list(hooks or []),
         tool_executor=SequentialToolExecutor(),
         retry_strategy=ModelRetryStrategy(max_attempts=rt.settings.model_max_attempts, initial_delay=2, max_delay=30),
     )

@@ -1,8 +1,9 @@
 """The five tool agents, each a real Strands Agent exposed to the Supervisor as a tool.
 
-Every call builds a fresh agent whose system prompt carries its own plan section in full, the other sections as one
-line each and the budgeted clues; its input is the Supervisor's task plus the last agent's message. Only its final
-text goes back, wrapped in RESPONSE_FORMAT, and shared_state is saved after the call.
+Every call builds a fresh agent whose system prompt carries its own plan section in full (the Tracker's is the
+section of the agent it tracks), the other sections as one line each and the budgeted clues; its input is the
+Supervisor's task plus the last agent's message, fitted to the handoff budget, never the whole history. Only its
+final text goes back, wrapped in RESPONSE_FORMAT, and shared_state is saved after the call.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from strands import tool
 from strands.types.tools import AgentTool
 
 from ..config import TOOL_AGENT_ROLES
+from ..context.budget import Fragment, TokenBudget
 from ..plan import parse_plan
 from ..prompting import render_prompt
 from ..runtime import JobRuntime
@@ -36,7 +38,7 @@ DESCRIPTIONS = {
 }
 
 
-def _tools_for(role: str, rt: JobRuntime) -> tuple[list[Any], list[Any]]:
+def tools_for(role: str, rt: JobRuntime) -> tuple[list[Any], list[Any]]:
     """The role's tools and extra hooks."""
     if role == "coder":
         from ..skills import discover_skills, make_skill_tool
@@ -57,11 +59,10 @@ def _tools_for(role: str, rt: JobRuntime) -> tuple[list[Any], list[Any]]:
 def tool_agent_prompt(role: str, rt: JobRuntime) -> str:
     """The role's system prompt for this call: static rules first, then its plan section, other sections, clues."""
     plan = parse_plan(rt.state.full_plan)
-    if role == "tracker":
-        own, others = rt.state.full_plan, ""
-    else:
-        own = plan.section_text(role)
-        others = f"Title: {plan.title}\nRequest: {' '.join(rt.request.split())}\n{plan.others_one_line(role)}"
+    # The Tracker sees the section of the agent it tracks (the last one that worked), the others as one line.
+    owner = (rt.state.history[-1]["agent"] if rt.state.history else role) if role == "tracker" else role
+    own = plan.section_text(owner)
+    others = f"Title: {plan.title}\nRequest: {' '.join(rt.request.split())}\n{plan.others_one_line(owner)}"
     values: dict[str, Any] = {
         "plan_section": own,
         "other_sections": others,
@@ -75,17 +76,26 @@ def tool_agent_prompt(role: str, rt: JobRuntime) -> str:
     return render_prompt(role, rt.settings.prompts_dir, **values)
 
 
-def run_tool_agent(role: str, rt: JobRuntime, task: str) -> str:
-    """Run one tool agent on ``task`` and return its final text."""
-    tools, hooks = _tools_for(role, rt)
-    agent = build_agent(role, rt, tool_agent_prompt(role, rt), tools, hooks)
-    message = task
+def handoff_message(rt: JobRuntime, task: str) -> str:
+    """The tool agent's input: the task, then the last agent's message, within the handoff budget.
+
+    The last message is compressed first (whole sentences kept in order), then the task; neither is ever cut
+    mid-sentence.
+    """
+    fragments = [Fragment(task, "history", "task")]
     if rt.state.messages:
         last = rt.state.history[-1]["agent"] if rt.state.history else "previous agent"
-        message += "\n\n" + RESPONSE_FORMAT.format(agent=last, text=rt.state.messages)
-    result = agent(message)
+        fragments.append(Fragment(RESPONSE_FORMAT.format(agent=last, text=rt.state.messages), "documents", "last"))
+    return TokenBudget(rt.settings.handoff_budget_tokens).pack(fragments).text
+
+
+def run_tool_agent(role: str, rt: JobRuntime, task: str) -> str:
+    """Run one tool agent on ``task`` and return its final text."""
+    tools, hooks = tools_for(role, rt)
+    agent = build_agent(role, rt, tool_agent_prompt(role, rt), tools, hooks)
+    result = agent(handoff_message(rt, task))
     text = str(result).strip()
-    rt.state.record(role, text)
+    rt.state.record(role, text, clue_budget=rt.settings.clue_budget_tokens)
     return text
 
 

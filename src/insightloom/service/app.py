@@ -37,6 +37,14 @@ PAGE_CSP = (
 )
 
 
+async def current_user(request: Request) -> str:
+    """The caller's user name (401 when a token is configured and none came)."""
+    return request.app.state.auth.user(request)
+
+
+User = Annotated[str, Depends(current_user)]
+
+
 class ReviewBody(BaseModel):
     """``{"approve": true}`` or ``{"approve": false, "feedback": "..."}``."""
 
@@ -114,14 +122,10 @@ def create_app(
 
     app = FastAPI(title="insightloom", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.manager = manager
+    app.state.auth = auth
     app.add_middleware(BodyLimit, limit_bytes=config.max_upload_bytes, limit_mb=config.max_upload_mb)
     app.add_middleware(SecurityHeaders)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
-
-    async def current_user(request: Request) -> str:
-        return auth.user(request)
-
-    User = Annotated[str, Depends(current_user)]
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:

@@ -267,7 +267,11 @@ class JobManager:
             live = self._live.get(job_id)
             if live is not None:
                 live.rt.cancel.set()
-                return "requested"
+        if live is not None:
+            # The flag stops running work at its next model or tool call; this item, queued behind that work,
+            # ends the job if the work stopped at a plan review instead (it does nothing if the job has ended).
+            self._enqueue(WorkItem(job_id, "review", decision="cancel"))
+            return "requested"
         if status["status"] != "awaiting_review":
             where = "already ended" if status["status"] not in ACTIVE else "runs in another process; stop it there"
             raise HTTPException(409, f"Job {job_id} cannot be cancelled here: it {where} (status {status['status']}).")
@@ -299,11 +303,13 @@ class JobManager:
             logger.warning("job %s: %s failed: %s", item.job_id, item.action, exc)
         finally:
             if live is not None:
-                self._release(item.job_id, review_done=item.action == "review")
+                self._release(item.job_id, review_done=item.action == "review" and item.decision != "cancel")
 
     def _run(self, rt: JobRuntime, item: WorkItem) -> object:
         if item.action == "review":
             cancel = rt.cancel.is_set() or item.decision == "cancel"
+            if cancel and rt.job.status()["status"] != "awaiting_review":
+                return "nothing to cancel"  # the job stopped or ended before this item's turn
             return review(rt, Decision("cancel") if cancel else Decision(item.decision, item.feedback))
         if rt.cancel.is_set():
             stages.finish(rt, "cancelled")

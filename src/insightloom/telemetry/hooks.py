@@ -1,4 +1,4 @@
-"""One hook provider per agent: progress events, usage and the transcript file.
+"""One hook provider per agent: progress events, usage per model call and the transcript file.
 
 Kept as a Strands HookProvider so the workflow never sprinkles bookkeeping through its own code.
 """
@@ -24,7 +24,8 @@ from strands.hooks import (
 from ..events import EventLog
 from ..jobs import write_json
 from ..timeutil import utc_now
-from .usage import AgentUsage, UsageLedger
+from .pricing import PriceTable
+from .usage import CallRecord, UsageLedger
 
 logger = logging.getLogger(__name__)
 _TRANSCRIPT_LOCKS: dict[Path, threading.Lock] = {}
@@ -36,23 +37,47 @@ def _transcript_lock(path: Path) -> threading.Lock:
         return _TRANSCRIPT_LOCKS.setdefault(path, threading.Lock())
 
 
+def call_record(role: str, model_id: str, event: AfterModelCallEvent, prices: PriceTable | None) -> CallRecord | None:
+    """The usage of one finished model call (None for a failed call, which reports no usage)."""
+    if event.stop_response is None:
+        return None
+    meta = event.stop_response.message.get("metadata") or {}
+    usage = meta.get("usage") or {}
+    tokens = [int(usage.get(k, 0)) for k in ("inputTokens", "outputTokens", "cacheReadInputTokens", "cacheWriteInputTokens")]
+    cost = prices.cost(model_id, *tokens) if prices else 0.0
+    return CallRecord(
+        agent=role,
+        model_id=model_id,
+        input_tokens=tokens[0],
+        output_tokens=tokens[1],
+        cache_read_tokens=tokens[2],
+        cache_write_tokens=tokens[3],
+        latency_ms=int((meta.get("metrics") or {}).get("latencyMs", 0)),
+        stop_reason=str(event.stop_response.stop_reason),
+        cost_usd=round(cost, 8),
+    )
+
+
 class AgentTelemetry(HookProvider):
-    """Records what one agent does: start/end and tool events, token usage, and its transcript.
+    """Records what one agent does: start/end and tool events, every model call's usage, and its transcript.
 
     Args:
         role: The agent's lower-case role name.
         events: The job's event log.
         ledger: The job's usage ledger.
         transcripts: The job's ``transcripts/`` folder.
+        prices: The pricing table for the estimated cost (None counts cost as 0).
     """
 
-    def __init__(self, role: str, events: EventLog, ledger: UsageLedger, transcripts: Path) -> None:
+    def __init__(
+        self, role: str, events: EventLog, ledger: UsageLedger, transcripts: Path, prices: PriceTable | None = None
+    ) -> None:
         self.role = role
         self.events = events
         self.ledger = ledger
+        self.prices = prices
         self.transcript_path = transcripts / f"{role}.json"
         self._calls = 0
-        self._usage_before: dict[str, int] = {}
         self._started = ""
 
     def register_hooks(self, registry: HookRegistry, **kwargs: Any) -> None:
@@ -65,11 +90,15 @@ class AgentTelemetry(HookProvider):
     def _before_invocation(self, event: BeforeInvocationEvent) -> None:
         self._calls = 0
         self._started = utc_now()
-        self._usage_before = dict(event.agent.event_loop_metrics.accumulated_usage)
         self.events.emit("agent_start", agent=self.role)
 
     def _after_model_call(self, event: AfterModelCallEvent) -> None:
+        model_id = str(event.agent.model.config.get("model_id", "")) if hasattr(event.agent.model, "config") else ""
+        record = call_record(self.role, model_id, event, self.prices)
+        if record is None:
+            return
         self._calls += 1
+        self.ledger.record(record)
 
     def _before_tool(self, event: BeforeToolCallEvent) -> None:
         self.events.emit("tool_call", agent=self.role, tool=event.tool_use.get("name", ""))
@@ -79,21 +108,6 @@ class AgentTelemetry(HookProvider):
         self.events.emit("tool_result", agent=self.role, tool=event.tool_use.get("name", ""), status=status)
 
     def _after_invocation(self, event: AfterInvocationEvent) -> None:
-        now = dict(event.agent.event_loop_metrics.accumulated_usage)
-
-        def delta(key: str) -> int:
-            return int(now.get(key, 0)) - int(self._usage_before.get(key, 0))
-
-        self.ledger.add(
-            self.role,
-            AgentUsage(
-                calls=self._calls,
-                input_tokens=delta("inputTokens"),
-                output_tokens=delta("outputTokens"),
-                cache_read_tokens=delta("cacheReadInputTokens"),
-                cache_write_tokens=delta("cacheWriteInputTokens"),
-            ),
-        )
         self.events.emit("usage", **self.ledger.to_dict()["total"])
         self._append_transcript(event)
         self.events.emit("agent_end", agent=self.role)

@@ -1,9 +1,13 @@
-"""Per-job token usage by agent, in the ``usage.json`` contract."""
+"""Per-job token usage by agent and by model call, in the ``usage.json`` contract.
+
+``agents`` and ``total`` are the contract; ``model_calls`` (one record per call: tokens of each kind, latency, stop
+reason, cost) and ``cache_read_share`` are extra keys the contract allows.
+"""
 
 from __future__ import annotations
 
 import threading
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +28,45 @@ class AgentUsage:
         for key, value in asdict(other).items():
             setattr(self, key, getattr(self, key) + value)
 
+    @property
+    def sent_tokens(self) -> int:
+        """Input tokens sent, cached or not."""
+        return self.input_tokens + self.cache_read_tokens + self.cache_write_tokens
+
+    @property
+    def all_tokens(self) -> int:
+        """Every token the calls processed: what the token ceiling counts."""
+        return self.sent_tokens + self.output_tokens
+
+    @property
+    def cache_read_share(self) -> float:
+        """``cache_read / (input + cache_read + cache_write)``, from 0 to 1 (0 when nothing was sent)."""
+        return self.cache_read_tokens / self.sent_tokens if self.sent_tokens else 0.0
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    """One model call of one agent."""
+
+    agent: str
+    model_id: str
+    input_tokens: int
+    output_tokens: int
+    cache_read_tokens: int
+    cache_write_tokens: int
+    latency_ms: int
+    stop_reason: str
+    cost_usd: float
+
+    @property
+    def sent_tokens(self) -> int:
+        return self.input_tokens + self.cache_read_tokens + self.cache_write_tokens
+
+    def usage(self) -> AgentUsage:
+        return AgentUsage(
+            1, self.input_tokens, self.output_tokens, self.cache_read_tokens, self.cache_write_tokens, self.cost_usd
+        )
+
 
 class UsageLedger:
     """Thread-safe running totals for one job; every role present from the start."""
@@ -31,7 +74,9 @@ class UsageLedger:
     def __init__(self, path: Path | None = None) -> None:
         self.path = path
         self._lock = threading.Lock()
+        self._save_lock = threading.Lock()  # one writer at a time, so an older snapshot never lands last
         self._agents = {role: AgentUsage() for role in ROLES}
+        self._calls: list[CallRecord] = []
 
     @classmethod
     def load(cls, path: Path) -> UsageLedger:
@@ -40,8 +85,11 @@ class UsageLedger:
         if path.exists():
             from ..jobs import read_json
 
-            for role, values in read_json(path).get("agents", {}).items():
+            data = read_json(path)
+            for role, values in data.get("agents", {}).items():
                 ledger._agents[role] = AgentUsage(**{k: values[k] for k in asdict(AgentUsage()) if k in values})
+            names = {f.name for f in fields(CallRecord)}
+            ledger._calls = [CallRecord(**{k: v for k, v in c.items() if k in names}) for c in data.get("model_calls", [])]
         return ledger
 
     def add(self, role: str, usage: AgentUsage) -> None:
@@ -49,22 +97,41 @@ class UsageLedger:
             self._agents.setdefault(role, AgentUsage()).add(usage)
         self.save()
 
+    def record(self, call: CallRecord) -> None:
+        """Add one model call to its agent's totals and to the call log, then persist."""
+        with self._lock:
+            self._agents.setdefault(call.agent, AgentUsage()).add(call.usage())
+            self._calls.append(call)
+        self.save()
+
     def agent(self, role: str) -> AgentUsage:
         return self._agents[role]
 
+    def calls(self) -> list[CallRecord]:
+        with self._lock:
+            return list(self._calls)
+
     def total(self) -> AgentUsage:
         total = AgentUsage()
-        for usage in self._agents.values():
-            total.add(usage)
+        with self._lock:
+            for usage in self._agents.values():
+                total.add(usage)
         return total
 
     def to_dict(self) -> dict[str, Any]:
-        with self._lock:
-            agents = {role: asdict(usage) for role, usage in self._agents.items()}
         total = self.total()
         total.cost_usd = round(total.cost_usd, 6)
-        return {"agents": agents, "total": asdict(total)}
+        with self._lock:
+            agents = {role: {**asdict(usage), "cost_usd": round(usage.cost_usd, 6)} for role, usage in self._agents.items()}
+            calls = [asdict(call) for call in self._calls]
+        return {
+            "agents": agents,
+            "total": asdict(total),
+            "cache_read_share": round(total.cache_read_share, 4),
+            "model_calls": calls,
+        }
 
     def save(self) -> None:
         if self.path is not None:
-            write_json(self.path, self.to_dict())
+            with self._save_lock:
+                write_json(self.path, self.to_dict())

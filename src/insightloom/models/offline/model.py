@@ -1,7 +1,9 @@
 """The deterministic offline model: a real Strands ``Model`` provider that needs no network.
 
 Per role it emits the same tool calls a capable LLM would, decided only from the prompt and the conversation. Usage
-is counted with the product's tokenizer, so ``usage.json`` means the same thing offline as on Bedrock.
+is counted with the product's tokenizer, and Bedrock's prefix caching is simulated on the cache points the request
+carries (``context.prompt_cache``), so ``usage.json`` means the same thing offline as on Bedrock and its cost is a
+dry-run estimate.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import AsyncGenerator, AsyncIterable
+from collections.abc import AsyncGenerator, AsyncIterable, Callable
 from typing import Any, TypedDict, TypeVar
 
 from pydantic import BaseModel
@@ -18,7 +20,8 @@ from strands.types.content import Messages
 from strands.types.streaming import StreamEvent
 from strands.types.tools import ToolSpec
 
-from ...context.tokens import count_tokens
+from ...context.prompt_cache import PrefixCache
+from ...context.tokens import count_request, count_tokens, request_blocks
 from .conversation import Conversation, Reply
 from .roles import respond
 
@@ -35,31 +38,25 @@ class OfflineConfig(TypedDict, total=False):
     context_window_limit: int
 
 
-def _message_text(messages: Messages) -> str:
-    parts: list[str] = []
-    for message in messages:
-        for block in message["content"]:
-            if "text" in block:
-                parts.append(block["text"])
-            elif "toolUse" in block:
-                parts.append(
-                    block["toolUse"]["name"] + json.dumps(block["toolUse"].get("input", {}), ensure_ascii=False)
-                )
-            elif "toolResult" in block:
-                parts.extend(item.get("text", "") for item in block["toolResult"].get("content", []))
-    return "\n".join(parts)
-
-
 class OfflineModel(Model):
     """Plays one agent role deterministically.
 
     Args:
         role: The agent role it plays (``coder``, ``planner``...).
         max_tokens: The output budget; replies are cut to it like a hosted model would.
-        cache: Whether the agent asked for prompt caching (simulated in a later issue).
+        cache: Whether the agent asked for prompt caching: the automatic strategy's cache points are then simulated
+            (explicit ``cachePoint`` blocks are honoured either way, as Bedrock does).
+        brain: Decides the replies instead of the role's own brain (the ablation's naive single agent).
     """
 
-    def __init__(self, *, role: str, max_tokens: int = 4096, cache: bool = False) -> None:
+    def __init__(
+        self,
+        *,
+        role: str,
+        max_tokens: int = 4096,
+        cache: bool = False,
+        brain: Callable[[Conversation], Reply] | None = None,
+    ) -> None:
         self.config: OfflineConfig = {
             "model_id": f"offline-{role}",
             "role": role,
@@ -67,6 +64,8 @@ class OfflineModel(Model):
             "cache": cache,
             "context_window_limit": CONTEXT_WINDOW,
         }
+        self.brain = brain
+        self.prompt_cache = PrefixCache(self.config["model_id"])
         self._calls = 0
 
     def update_config(self, **model_config: Any) -> None:
@@ -83,12 +82,7 @@ class OfflineModel(Model):
         system_prompt_content: list[Any] | None = None,
     ) -> int:
         """The real token count of what would be sent (Strands' default is chars/4)."""
-        return self._input_tokens(messages, tool_specs, system_prompt)
-
-    @staticmethod
-    def _input_tokens(messages: Messages, tool_specs: list[ToolSpec] | None, system_prompt: str | None) -> int:
-        specs = json.dumps(tool_specs or [], ensure_ascii=False)
-        return count_tokens(system_prompt or "") + count_tokens(_message_text(messages)) + count_tokens(specs)
+        return count_request(messages, tool_specs, system_prompt, system_prompt_content)
 
     async def structured_output(
         self, output_model: type[T], prompt: Messages, system_prompt: str | None = None, **kwargs: Any
@@ -105,10 +99,15 @@ class OfflineModel(Model):
     ) -> AsyncIterable[StreamEvent]:
         started = time.perf_counter()
         self._calls += 1
-        if system_prompt is None and kwargs.get("system_prompt_content"):
-            system_prompt = "\n".join(b.get("text", "") for b in kwargs["system_prompt_content"])
+        content = kwargs.get("system_prompt_content")
+        if system_prompt is None and content:
+            system_prompt = "\n".join(b.get("text", "") for b in content if "text" in b)
+        # Billed before the reply is decided, as a hosted model bills the request it received.
+        billed = self.prompt_cache.account(
+            request_blocks(messages, tool_specs, system_prompt, content), auto=bool(self.config["cache"])
+        )
         conversation = Conversation(system_prompt or "", messages, {spec["name"] for spec in tool_specs or []})
-        reply = respond(self.config["role"], conversation)
+        reply = self.brain(conversation) if self.brain else respond(self.config["role"], conversation)
         reply = self._clip(reply)
         output_text = reply.text + "".join(
             call.name + json.dumps(call.input, ensure_ascii=False) for call in reply.tool_calls
@@ -123,14 +122,15 @@ class OfflineModel(Model):
             yield {"contentBlockDelta": {"delta": {"toolUse": {"input": json.dumps(call.input, ensure_ascii=False)}}}}
             yield {"contentBlockStop": {}}
         yield {"messageStop": {"stopReason": "tool_use" if reply.tool_calls else "end_turn"}}
-        input_tokens = self._input_tokens(messages, tool_specs, system_prompt)
         output_tokens = count_tokens(output_text)
         yield {
             "metadata": {
                 "usage": {
-                    "inputTokens": input_tokens,
+                    "inputTokens": billed.input_tokens,
                     "outputTokens": output_tokens,
-                    "totalTokens": input_tokens + output_tokens,
+                    "totalTokens": billed.sent + output_tokens,
+                    "cacheReadInputTokens": billed.cache_read_tokens,
+                    "cacheWriteInputTokens": billed.cache_write_tokens,
                 },
                 "metrics": {"latencyMs": int((time.perf_counter() - started) * 1000)},
             }

@@ -1,0 +1,73 @@
+"""The naive single-agent brain of the context ablation: one agent holds every tool and walks the whole plan in one
+conversation (analysis scripts, validation, report, audit, ticking the plan after each section).
+
+It makes the same decisions the team makes, by asking each role's own brain about that role's slice of the
+conversation, so the two policies of the ablation differ only in what goes into each model call: here, the whole
+plan, every instruction and every tool output so far, on every call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ...plan import parse_plan
+from ...state import completed_tasks
+from .conversation import Conversation, Reply, ToolExchange
+from .reporter_writer import reporter
+from .roles.auditor import auditor
+from .roles.coder import coder
+from .roles.common import language, standard_response
+from .roles.validator import validator
+
+#: The sections walked in order: the role, its brain, and the tools of that role's slice of the conversation.
+PHASES: tuple[tuple[str, Callable[[Conversation], Reply], frozenset[str]], ...] = (
+    ("coder", coder, frozenset({"write_and_execute_tool", "bash_tool", "file_read", "skill_tool"})),
+    ("validator", validator, frozenset({"validate_calculations"})),
+    ("reporter", reporter, frozenset({"file_read", "render_report"})),
+    ("auditor", auditor, frozenset({"audit_report"})),
+)
+TICK_TOOL = "update_plan"
+
+
+def _phase_messages(task: str, exchanges: list[ToolExchange]) -> list[dict]:
+    """A conversation holding only ``exchanges``, as the role's own agent would have had it."""
+    messages: list[dict] = [{"role": "user", "content": [{"text": task}]}]
+    for index, exchange in enumerate(exchanges):
+        tool_id = f"phase_{index}"
+        use = {"toolUseId": tool_id, "name": exchange.name, "input": exchange.input}
+        result = {"toolUseId": tool_id, "status": exchange.status, "content": [{"text": exchange.result}]}
+        messages.append({"role": "assistant", "content": [{"toolUse": use}]})
+        messages.append({"role": "user", "content": [{"toolResult": result}]})
+    return messages
+
+
+def _phase_conversation(conv: Conversation, role: str, tools: frozenset[str], since: int) -> Conversation:
+    """The slice of the naive conversation that belongs to ``role``: its plan section, tools and exchanges."""
+    plan = parse_plan(conv.tag("full_plan") or "")
+    profile = conv.tag("data_profile")
+    prompt = "\n".join(
+        [
+            f"<plan_section>{plan.section_text(role)}</plan_section>",
+            f"<data_profile>{profile}</data_profile>" if profile else "",
+            f"<other_sections>{conv.tag('other_sections') or ''}</other_sections>",
+            f"Write findings in the language {language(conv)}.",
+        ]
+    )
+    exchanges = [e for e in conv.exchanges()[since:] if e.name in tools]
+    return Conversation(prompt, _phase_messages(conv.user_text, exchanges), set(tools))
+
+
+def naive(conv: Conversation) -> Reply:
+    """The next step of the single agent: the current section's next tool call, its tick, or the final answer."""
+    exchanges = conv.exchanges()
+    ticks = [i for i, e in enumerate(exchanges) if e.name == TICK_TOOL]
+    if len(ticks) >= len(PHASES):
+        plan = parse_plan(conv.tag("full_plan") or "")
+        items = [item.text for section in plan.sections for item in section.items]
+        return Reply(text=standard_response("SUCCESS", items, [], ["final_report.docx"]))
+    role, brain, tools = PHASES[len(ticks)]
+    since = ticks[-1] + 1 if ticks else 0
+    reply = brain(_phase_conversation(conv, role, tools, since))
+    if reply.tool_calls:
+        return reply
+    return Reply.call(TICK_TOOL, items=completed_tasks(reply.text))

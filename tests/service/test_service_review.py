@@ -1,0 +1,116 @@
+"""Reviews and cancels over the API: what is queued, what is refused with 409, and what a job looks like."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from servicekit import ANA, RecordingQueue, job_json, make_app, make_job
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    return tmp_path / "artifacts"
+
+
+@pytest.fixture
+def queue() -> RecordingQueue:
+    return RecordingQueue()
+
+
+@pytest.fixture
+def client(root: Path, queue: RecordingQueue) -> Iterator[TestClient]:
+    with TestClient(make_app(root, queue)) as test_client:
+        yield test_client
+
+
+def test_job_view_has_status_plan_revisions_usage_and_artifacts(client: TestClient, root: Path) -> None:
+    job = make_job(root, "ana", status="awaiting_review", stage="review", revision=1, max_revisions=3)
+    (job / "plan.md").write_text("# Plan (Revised)\n## steps\n- [ ] Do <b>it</b>\n- [x] Done\n", encoding="utf-8")
+    view = client.get(f"/jobs/{job.name}", headers=ANA).json()
+    assert (view["status"], view["stage"], view["revisions"], view["max_revisions"]) == (
+        "awaiting_review",
+        "review",
+        1,
+        3,
+    )
+    assert view["plan"].startswith("# Plan (Revised)")
+    assert "&lt;b&gt;it&lt;/b&gt;" in view["plan_html"] and "<b>" not in view["plan_html"]
+    assert view["plan_html"].count('type="checkbox"') == 2 and "checked" in view["plan_html"]
+    assert {"agents", "total"} <= set(view["usage"]) and view["report"] is None
+    assert {"job.json", "plan.md", "request.json", "usage.json"} <= set(view["artifacts"])
+    listed = client.get("/jobs", headers=ANA).json()["jobs"]
+    assert listed == [
+        {"id": job.name, "status": "awaiting_review", "stage": "review", "created_at": view["created_at"],
+         "request": view["request"]}
+    ]
+
+
+def test_review_is_queued_once_and_refused_when_not_awaiting(client: TestClient, root: Path, queue) -> None:
+    waiting = make_job(root, "ana", status="awaiting_review", stage="review", revision=0, max_revisions=3)
+    running = make_job(root, "ana", status="running", stage="supervise")
+    feedback = {"approve": False, "feedback": "Add a breakdown by region."}
+    accepted = client.post(f"/jobs/{waiting.name}/review", headers=ANA, json=feedback)
+    assert accepted.status_code == 202 and accepted.json()["accepted"] == "feedback"
+    (item,) = queue.items
+    assert (item.job_id, item.action, item.decision, item.feedback) == (
+        waiting.name,
+        "review",
+        "feedback",
+        "Add a breakdown by region.",
+    )
+    again = client.post(f"/jobs/{waiting.name}/review", headers=ANA, json={"approve": True})
+    assert again.status_code == 409 and "already being applied" in again.json()["detail"]
+    assert client.get(f"/jobs/{waiting.name}", headers=ANA).json()["review_pending"] is True
+    not_waiting = client.post(f"/jobs/{running.name}/review", headers=ANA, json={"approve": True})
+    assert not_waiting.status_code == 409 and "not awaiting review (it is running)" in not_waiting.json()["detail"]
+    assert len(queue.items) == 1
+
+
+def test_feedback_after_the_last_revision_is_409_but_approval_is_accepted(client: TestClient, root: Path) -> None:
+    job = make_job(root, "ana", status="awaiting_review", stage="review", revision=2, max_revisions=2)
+    late = client.post(f"/jobs/{job.name}/review", headers=ANA, json={"approve": False, "feedback": "more"})
+    assert late.status_code == 409 and "No revisions left" in late.json()["detail"]
+    assert client.post(f"/jobs/{job.name}/review", headers=ANA, json={"approve": True}).status_code == 202
+
+
+@pytest.mark.parametrize(
+    "body",
+    [{"approve": False}, {"approve": False, "feedback": "  "}, {"feedback": "x"}, {"approve": True, "extra": 1}, []],
+)
+def test_malformed_reviews_are_422(client: TestClient, root: Path, body: object) -> None:
+    job = make_job(root, "ana", status="awaiting_review", stage="review", revision=0, max_revisions=3)
+    assert client.post(f"/jobs/{job.name}/review", headers=ANA, json=body).status_code == 422
+
+
+def test_cancel_a_job_awaiting_review_ends_it_at_once(client: TestClient, root: Path, queue) -> None:
+    job = make_job(root, "ana", status="awaiting_review", stage="review", revision=0, max_revisions=3)
+    response = client.post(f"/jobs/{job.name}/cancel", headers=ANA)
+    assert response.status_code == 202 and response.json()["cancel"] == "cancelled"
+    assert job_json(job)["status"] == "cancelled" and queue.items == []
+    last = json.loads((job / "events.jsonl").read_text(encoding="utf-8").splitlines()[-1])
+    assert last["kind"] == "cancelled"
+    ended = client.post(f"/jobs/{job.name}/cancel", headers=ANA)
+    assert ended.status_code == 409 and "already ended" in ended.json()["detail"]
+
+
+def test_a_queued_job_cancelled_before_it_starts_never_runs(client: TestClient, root: Path, queue) -> None:
+    job_id = client.post(
+        "/jobs", headers=ANA, data={"request": "Analyze"}, files=[("files", ("a.csv", b"a,b\n1,2\n", "text/csv"))]
+    ).json()["id"]
+    assert client.post(f"/jobs/{job_id}/cancel", headers=ANA).json()["cancel"] == "requested"
+    (item,) = queue.items
+    client.app.state.manager.execute(item)  # what a worker does when the item's turn comes
+    assert job_json(root / job_id)["status"] == "cancelled"
+    assert not (root / job_id / "cache" / "profile.json").exists()  # intake never ran
+    assert client.get(f"/jobs/{job_id}", headers=ANA).json()["status"] == "cancelled"
+
+
+def test_a_job_running_in_another_process_cannot_be_cancelled_here(client: TestClient, root: Path) -> None:
+    elsewhere = make_job(root, "ana", status="running", stage="supervise")
+    response = client.post(f"/jobs/{elsewhere.name}/cancel", headers=ANA)
+    assert response.status_code == 409 and "another process" in response.json()["detail"]

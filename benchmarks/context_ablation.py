@@ -39,13 +39,17 @@ from insightloom.prompting import render_prompt, split_static  # noqa: E402
 from insightloom.runtime import JobRuntime  # noqa: E402
 from insightloom.skills import discover_skills  # noqa: E402
 from insightloom.telemetry.usage import CallRecord  # noqa: E402
-from insightloom.workflow import AutoApprove, JobOptions, create_job, run_job  # noqa: E402
-from insightloom.workflow import stages  # noqa: E402
+from insightloom.workflow import AutoApprove, JobOptions, create_job, load_runtime, run_job, stages  # noqa: E402
 
 logger = logging.getLogger(__name__)
 REQUEST = "Analyze this sales data and write a DOCX report"
-TARGETS = {"input_ratio": 3.0, "peak_tokens": 20_000, "supervisor_growth": 1.5, "cache_read_share": 0.60,
-           "coder_system_tokens": 4_000}
+TARGETS = {
+    "input_ratio": 3.0,
+    "peak_tokens": 20_000,
+    "supervisor_growth": 1.5,
+    "cache_read_share": 0.60,
+    "coder_system_tokens": 4_000,
+}
 
 
 @dataclass
@@ -85,14 +89,12 @@ def _options(root: Path, name: str) -> JobOptions:
     )
 
 
-def run_engineered(root: Path) -> tuple[PolicyRun, JobRuntime | None, str]:
+def run_engineered(root: Path) -> tuple[PolicyRun, str]:
     """The demo job as the product runs it; returns its calls and its approved plan (unticked)."""
     outcome = run_job(_options(root, "engineered"), AutoApprove())
-    from insightloom.workflow import load_runtime
-
     rt = load_runtime(outcome.job_dir)
     plan = rt.job.path("plan.md").read_text(encoding="utf-8").replace("- [x] ", "- [ ] ")
-    return PolicyRun("engineered", rt.ledger.calls(), outcome.status), rt, plan
+    return PolicyRun("engineered", rt.ledger.calls(), outcome.status), plan
 
 
 def naive_prompt(rt: JobRuntime) -> str:
@@ -147,11 +149,47 @@ def coder_system_tokens(settings: Settings, cwd: Path) -> int:
 def _table(runs: list[PolicyRun]) -> str:
     rows = [("policy", "status", "calls", "input sent", "peak call", "cache-read share", "est. cost USD")]
     rows += [
-        (r.name, r.status, f"{len(r.calls)}", f"{r.sent:,}", f"{r.peak:,}", f"{r.cache_read_share:.2f}", f"{r.cost:.4f}")
+        (
+            r.name,
+            r.status,
+            f"{len(r.calls)}",
+            f"{r.sent:,}",
+            f"{r.peak:,}",
+            f"{r.cache_read_share:.2f}",
+            f"{r.cost:.4f}",
+        )
         for r in runs
     ]
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     return "\n".join("  ".join(cell.rjust(w) for cell, w in zip(row, widths, strict=True)) for row in rows)
+
+
+def measure(root: Path) -> tuple[dict[str, float], PolicyRun, PolicyRun]:
+    """Run both policies on the demo job in ``root``; returns the figures of the last line and both runs."""
+    root.mkdir(parents=True, exist_ok=True)
+    generate_demo_csv(root / "demo.csv")
+    write_column_definitions(root / "column_definitions.json")
+    engineered, plan = run_engineered(root)
+    naive_run = run_naive(root, plan)
+    supervisor = [c.sent_tokens for c in engineered.calls if c.agent == "supervisor"]
+    figures = {
+        "input_ratio": naive_run.sent / engineered.sent,
+        "peak_tokens": engineered.peak,
+        "supervisor_growth": supervisor[-1] / supervisor[1] if len(supervisor) > 1 else 1.0,
+        "cache_read_share": engineered.cache_read_share,
+        "coder_system_tokens": coder_system_tokens(Settings(provider="offline").with_provider("offline"), root),
+    }
+    return figures, engineered, naive_run
+
+
+def missed_targets(figures: dict[str, float]) -> list[str]:
+    """The figures that miss their target (ratios and shares must reach it, sizes must stay under it)."""
+    at_least = ("input_ratio", "cache_read_share")
+    return [
+        name
+        for name, target in TARGETS.items()
+        if (figures[name] < target if name in at_least else figures[name] > target)
+    ]
 
 
 def main() -> int:
@@ -160,22 +198,8 @@ def main() -> int:
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
     with tempfile.TemporaryDirectory(prefix="il-ablation-") as tmp:
-        root = args.keep or Path(tmp)
-        root.mkdir(parents=True, exist_ok=True)
-        generate_demo_csv(root / "demo.csv")
-        write_column_definitions(root / "column_definitions.json")
-        engineered, _, plan = run_engineered(root)
-        naive_run = run_naive(root, plan)
-        settings = Settings(provider="offline").with_provider("offline")
-        coder_tokens = coder_system_tokens(settings, root)
+        figures, engineered, naive_run = measure(args.keep or Path(tmp))
     supervisor = [c.sent_tokens for c in engineered.calls if c.agent == "supervisor"]
-    figures = {
-        "input_ratio": naive_run.sent / engineered.sent,
-        "peak_tokens": engineered.peak,
-        "supervisor_growth": supervisor[-1] / supervisor[1] if len(supervisor) > 1 else 1.0,
-        "cache_read_share": engineered.cache_read_share,
-        "coder_system_tokens": coder_tokens,
-    }
     print(_table([engineered, naive_run]))
     print(
         f"ratios naive/engineered: input sent {figures['input_ratio']:.2f}x, "
@@ -183,11 +207,7 @@ def main() -> int:
         f"peak call {naive_run.peak / engineered.peak:.2f}x"
     )
     print(f"supervisor sent per call: {', '.join(f'{n:,}' for n in supervisor)}")
-    missed = [
-        name
-        for name, target in TARGETS.items()
-        if (figures[name] < target if name in ("input_ratio", "cache_read_share") else figures[name] > target)
-    ]
+    missed = missed_targets(figures)
     print("targets: " + ("all met" if not missed else "MISSED " + ", ".join(missed)))
     print(
         f"input_ratio={figures['input_ratio']:.2f} peak_tokens={figures['peak_tokens']} "

@@ -29,8 +29,40 @@ from insightloom.validation import validate_job  # noqa: E402
 logger = logging.getLogger(__name__)
 
 
+def _checks(i: int, category: str, level: int) -> tuple[str, str | None]:
+    """The i-th check (four kinds: total, average, count and share, each with its own filter) and its unit."""
+    where = f"category = '{category}'"
+    kind = i % 4
+    if kind == 0:
+        return f"SELECT SUM(amount) FROM data WHERE {where} AND quantity >= {level}", "KRW"
+    if kind == 1:
+        return f"SELECT AVG(amount) FROM sales WHERE {where} AND quantity <= {level}", None
+    if kind == 2:
+        return f"SELECT COUNT(*) FROM data WHERE {where} AND quantity = {level}", "count"
+    share = f"100.0 * SUM(amount) FILTER (WHERE {where} AND quantity >= {level}) / SUM(amount)"
+    return f"SELECT {share} FROM sales", "%"
+
+
+def _expected(i: int, category: str, level: int, cells: pd.DataFrame, grand_total: int) -> float | int:
+    """The same value from pandas, via a small (category, quantity) aggregate so building 1,000 stays fast."""
+    part = cells.loc[category]
+    kind = i % 4
+    if kind == 0:
+        return int(part.loc[part.index >= level, "total"].sum())
+    if kind == 1:
+        low = part.loc[part.index <= level]
+        return float(low["total"].sum() / low["rows"].sum())
+    if kind == 2:
+        return int(part["rows"].get(level, 0))
+    return float(100.0 * part.loc[part.index >= level, "total"].sum() / grand_total)
+
+
 def build_job(job: Path, rows: int, calcs: int) -> None:
-    """Write a rows-long sales table and ``calcs`` calculations whose checks all verify."""
+    """Write a rows-long sales table and ``calcs`` distinct calculations whose checks all verify.
+
+    Every check is different (kind x category x quantity level), as in a real report: identical checks would run
+    once and flatter the figure.
+    """
     rng = np.random.default_rng(42)
     categories = [f"cat_{i:02d}" for i in range(50)]
     frame = pd.DataFrame(
@@ -45,27 +77,21 @@ def build_job(job: Path, rows: int, calcs: int) -> None:
     profile = {"tables": [{"view": "sales", "file": "sales.csv", "parquet": "cache/sales.parquet"}],
                "aliases": {"data": "sales"}}
     (job / "cache" / "profile.json").write_text(json.dumps(profile), encoding="utf-8")
-    sums = frame.groupby("category")["amount"].sum()
-    means = frame.groupby("category")["quantity"].mean()
-    counts = frame.groupby("category").size()
+    cells = frame.groupby(["category", "quantity"])["amount"].agg(total="sum", rows="size")
+    grand_total = int(frame["amount"].sum())
     entries = []
     for i in range(calcs):
-        cat = categories[i % len(categories)]
-        kind = i % 3
-        if kind == 0:
-            value, check, unit = int(sums[cat]), f"SELECT SUM(amount) FROM data WHERE category = '{cat}'", "KRW"
-        elif kind == 1:
-            value, check, unit = float(means[cat]), f"SELECT AVG(quantity) FROM data WHERE category = '{cat}'", None
-        else:
-            value, check, unit = int(counts[cat]), f"SELECT COUNT(*) FROM sales WHERE category = '{cat}'", "count"
+        # i = 200 * level_index + 4 * category_index + kind, so (kind, category, level) never repeats below 3,800.
+        category, level = categories[(i // 4) % len(categories)], (i // 200) % 19 + 1
+        check, unit = _checks(i, category, level)
         entries.append(
             {
                 "id": f"calc_{i}",
-                "value": value,
-                "description": f"metric {i} for {cat}",
+                "value": _expected(i, category, level, cells, grand_total),
+                "description": f"metric {i} for {category}",
                 "formula": check,
                 "source_file": "sales.csv",
-                "source_columns": ["category", "amount"],
+                "source_columns": ["category", "amount", "quantity"],
                 "importance": "medium",
                 "check": check,
                 "unit": unit,
@@ -73,6 +99,11 @@ def build_job(job: Path, rows: int, calcs: int) -> None:
         )
     metadata = {"generated_at": "2025-01-01T00:00:00Z", "calculations": entries}
     (job / "calculation_metadata.json").write_text(json.dumps(metadata), encoding="utf-8")
+
+
+def calcs_of(job: Path) -> list[dict]:
+    """The calculations the benchmark wrote (to report how many distinct checks ran)."""
+    return json.loads((job / "calculation_metadata.json").read_text(encoding="utf-8"))["calculations"]
 
 
 def main() -> int:
@@ -88,7 +119,7 @@ def main() -> int:
         summary = validate_job(job)
         seconds = time.perf_counter() - started
         print(summary.to_text())
-        print(f"check queries: {summary.queries}")
+        print(f"distinct checks: {len({c['check'] for c in calcs_of(job)})}, check queries: {summary.queries}")
     print(f"verified={len(summary.verified)} seconds={seconds:.2f}")
     return 0 if len(summary.verified) == args.calcs else 1
 

@@ -19,6 +19,16 @@ pytestmark = pytest.mark.e2e
 REQUEST = "Analyze this data and write a DOCX report"
 
 
+def assert_every_printed_number_verified(job_dir: Path) -> None:
+    """Issue 4: no uncited number (A) besides no B/C, and the tiers ran: script-verified ones cited, the rest not."""
+    audit = json.loads((job_dir / "audit_findings.json").read_text(encoding="utf-8"))
+    assert audit["stats"]["type_a"] == 0, [f for f in audit["findings"] if f["type"] == "A"][:3]
+    entries = json.loads((job_dir / "citations.json").read_text(encoding="utf-8"))["citations"]
+    assert all(e["verification_status"] == "verified" for e in entries if e["citation_id"])
+    assert not [e["calculation_id"] for e in entries if e["verification_status"] == "needs_review"]
+    assert any(e["verification_method"] == "llm" and e["citation_id"] for e in entries)  # the Validator's own script
+
+
 def cli(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_ACCESS", "AWS_SECRET", "INSIGHTLOOM_"))}
     return subprocess.run(
@@ -59,6 +69,7 @@ def test_shared_dataset_job_is_verified_and_cited(data: str, tmp_path: Path) -> 
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.strip().splitlines()[-1] == str(job_dir.resolve())
     facts = check_job(job_dir, min_charts=2, min_markers=10)
+    assert_every_printed_number_verified(job_dir)
     if data.endswith(".xlsx"):
         profile = json.loads((job_dir / "cache" / "profile.json").read_text(encoding="utf-8"))
         table = profile["tables"][0]
@@ -79,6 +90,7 @@ def test_demo_from_a_fresh_folder(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.strip().splitlines()[-1] == str(job_dir.resolve())
     check_job(job_dir, min_charts=3, min_markers=15)
+    assert_every_printed_number_verified(job_dir)
 
 
 def test_small_talk_answers_without_a_report(tmp_path: Path) -> None:

@@ -64,7 +64,7 @@ def test_edited_number_in_a_table_cell_is_type_b(job: Path) -> None:
     doc.tables[0].rows[1].cells[1].paragraphs[0].runs[0].text = "12 [2]"
     doc.save(str(docx))
     locations = [f["location"] for f in audit_report(job).findings if f["type"] == "B"]
-    assert "table 1 row 2 col 2" in locations and len(locations) == 2
+    assert "table 1 row 2 col 2 (section 'Breakdown')" in locations and len(locations) == 2
 
 
 def test_prefix_digits_do_not_fake_a_match(job: Path) -> None:
@@ -89,7 +89,7 @@ def test_uncited_number_is_type_a_but_still_passes(job: Path) -> None:
     a = [f for f in result.findings if f["type"] == "A"]
     assert [f["body_value"] for f in a] == ["12,345", "77"]
     assert a[0]["severity"] == "warn" and "12,345 returns" in a[0]["body_excerpt"]
-    assert a[1]["location"] == "table 2 row 2 col 2"
+    assert a[1]["location"] == "table 2 row 2 col 2 (section 'Breakdown')"
     assert result.verdict == "pass"
 
 

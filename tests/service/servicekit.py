@@ -24,7 +24,9 @@ REQUEST = "Analyze this data and write a DOCX report"
 
 
 class RecordingQueue:
-    """A JobQueue that runs nothing: API tests look at what would have run."""
+    """A JobQueue that runs nothing: API tests look at what would have run (as if the local pool were busy)."""
+
+    in_process = True
 
     def __init__(self) -> None:
         self.items: list[WorkItem] = []

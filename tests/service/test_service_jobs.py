@@ -11,12 +11,12 @@ from pathlib import Path
 import jsonschema
 import pytest
 from docx import Document
+from servicekit import ANA_TOKEN, MOON, MOON_DIR, REQUEST, job_json, make_app
 
 from insightloom.agents import tool_agents
 from insightloom.joblock import LOCK_FILE
 from insightloom.service import ThreadedServer
 from insightloom.service.client import ServiceClient
-from servicekit import ANA_TOKEN, MOON, MOON_DIR, REQUEST, job_json, make_app
 from shared_paths import load_contract
 
 pytestmark = pytest.mark.e2e
@@ -52,8 +52,10 @@ def test_a_whole_job_over_the_api_with_feedback_then_approval(tmp_path: Path) ->
         assert done["usage"]["total"]["input_tokens"] > 0 and "final_report.docx" in done["artifacts"]
         report = api.download(job_id, "final_report.docx", tmp_path / "report.docx")
         document = Document(str(report))
-        assert len(document.paragraphs) > 10 and document.tables and "[1]" in "\n".join(
-            p.text for p in document.paragraphs
+        assert (
+            len(document.paragraphs) > 10
+            and document.tables
+            and "[1]" in "\n".join(p.text for p in document.paragraphs)
         )
 
         events = first + second + third

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-
 from servicekit import ANA, RecordingQueue, job_json, make_app, make_job
 
 
@@ -45,8 +44,13 @@ def test_job_view_has_status_plan_revisions_usage_and_artifacts(client: TestClie
     assert {"job.json", "plan.md", "request.json", "usage.json"} <= set(view["artifacts"])
     listed = client.get("/jobs", headers=ANA).json()["jobs"]
     assert listed == [
-        {"id": job.name, "status": "awaiting_review", "stage": "review", "created_at": view["created_at"],
-         "request": view["request"]}
+        {
+            "id": job.name,
+            "status": "awaiting_review",
+            "stage": "review",
+            "created_at": view["created_at"],
+            "request": view["request"],
+        }
     ]
 
 
@@ -103,10 +107,14 @@ def test_a_queued_job_cancelled_before_it_starts_never_runs(client: TestClient, 
         "/jobs", headers=ANA, data={"request": "Analyze"}, files=[("files", ("a.csv", b"a,b\n1,2\n", "text/csv"))]
     ).json()["id"]
     assert client.post(f"/jobs/{job_id}/cancel", headers=ANA).json()["cancel"] == "requested"
-    (item,) = queue.items
-    client.app.state.manager.execute(item)  # what a worker does when the item's turn comes
+    start, follow_up = queue.items
+    assert (start.action, follow_up.action, follow_up.decision) == ("start", "review", "cancel")
+    for item in (start, follow_up):
+        client.app.state.manager.execute(item)  # what a worker does when the item's turn comes
     assert job_json(root / job_id)["status"] == "cancelled"
     assert not (root / job_id / "cache" / "profile.json").exists()  # intake never ran
+    kinds = [json.loads(line)["kind"] for line in (root / job_id / "events.jsonl").read_text().splitlines()]
+    assert kinds == ["cancelled"]  # and the follow-up found nothing left to cancel
     assert client.get(f"/jobs/{job_id}", headers=ANA).json()["status"] == "cancelled"
 
 
@@ -114,3 +122,38 @@ def test_a_job_running_in_another_process_cannot_be_cancelled_here(client: TestC
     elsewhere = make_job(root, "ana", status="running", stage="supervise")
     response = client.post(f"/jobs/{elsewhere.name}/cancel", headers=ANA)
     assert response.status_code == 409 and "another process" in response.json()["detail"]
+
+
+def test_server_start_requeues_accepted_reviews_and_resumes_dead_jobs(root: Path) -> None:
+    import os
+    import socket
+
+    host = socket.gethostname()
+    feedback = make_job(
+        root,
+        "ana",
+        status="awaiting_review",
+        revision=0,
+        max_revisions=3,
+        pending_review={"decision": "feedback", "feedback": "Add a regional view."},
+    )
+    auto = make_job(root, "ana", status="awaiting_review", revision=0, max_revisions=3, auto_approve=True)
+    waiting = make_job(root, "ana", status="awaiting_review", revision=0, max_revisions=3)
+    dead = make_job(root, "ana", status="running", stage="supervise")
+    (dead / "job.lock").write_text(json.dumps({"pid": os.getpid(), "host": host, "heartbeat": 0}))  # pid reused
+    alive = make_job(root, "ana", status="running", stage="supervise")
+    (alive / "job.lock").write_text(json.dumps({"pid": os.getppid(), "host": host, "heartbeat": 0}))
+    cli_job = make_job(root, None, status="running", stage="supervise")
+    queue = RecordingQueue()
+    with TestClient(make_app(root, queue)) as client:
+        items = {item.job_id: item for item in queue.items}
+        assert set(items) == {feedback.name, auto.name, dead.name}  # not: waiting, alive (locked), cli_job
+        assert (items[feedback.name].decision, items[feedback.name].feedback) == ("feedback", "Add a regional view.")
+        assert items[auto.name].decision == "approve" and items[dead.name].action == "resume"
+        assert not (dead / "job.lock").exists() and (alive / "job.lock").exists()
+        again = client.post(f"/jobs/{feedback.name}/review", headers=ANA, json={"approve": True})
+        assert again.status_code == 409  # the re-queued review holds the plan
+        accepted = client.post(f"/jobs/{waiting.name}/review", headers=ANA, json={"approve": True})
+        assert accepted.status_code == 202
+        assert job_json(waiting)["pending_review"] == {"decision": "approve", "feedback": ""}
+    assert job_json(cli_job)["status"] == "running"

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from servicekit import ANA, BEN, MOON, REQUEST, RecordingQueue, job_json, make_app, upload
 from typer.testing import CliRunner
 
 from insightloom.cli import app as cli
@@ -16,7 +17,6 @@ from insightloom.errors import BadInputError
 from insightloom.service import ServiceConfig, run_server
 from insightloom.service.auth import COOKIE
 from insightloom.service.config import check_binding
-from servicekit import ANA, BEN, MOON, REQUEST, RecordingQueue, job_json, make_app, upload
 
 
 @pytest.fixture
@@ -118,7 +118,7 @@ def test_an_oversized_upload_is_413_and_leaves_no_job(tmp_path: Path) -> None:
         assert submit(client, files=[upload(huge)]).status_code == 413
 
         def chunks() -> Iterator[bytes]:  # no Content-Length: counted while it streams in
-            yield b"--xyz\r\nContent-Disposition: form-data; name=\"files\"; filename=\"a.csv\"\r\n\r\n"
+            yield b'--xyz\r\nContent-Disposition: form-data; name="files"; filename="a.csv"\r\n\r\n'
             for _ in range(40):
                 yield b"1,2\n" * 10_000
             yield b"\r\n--xyz--\r\n"
@@ -193,7 +193,7 @@ def test_browser_session_cookie_is_httponly_strict_and_signed(client: TestClient
     user, expiry, signature = value.split(".")
     client.cookies.clear()
     for forged in (f"{user}.{int(expiry) + 999}.{signature}", f"YmVu.{expiry}.{signature}", "ana", value + "x"):
-        assert client.get("/jobs", headers={"Cookie": f"{COOKIE}={forged}"}).status_code == 401, forged  # signature breaks
+        assert client.get("/jobs", headers={"Cookie": f"{COOKIE}={forged}"}).status_code == 401, forged
     assert client.get("/jobs", headers={"Cookie": f"{COOKIE}={value}"}).status_code == 200
     signed_out = client.delete("/session")
     assert signed_out.status_code == 204 and f'{COOKIE}=""' in signed_out.headers["set-cookie"]
@@ -214,3 +214,10 @@ def test_open_server_needs_no_token_and_stays_on_loopback(tmp_path: Path, monkey
     result = CliRunner().invoke(cli, ["serve", "--host", "0.0.0.0", "--port", "8000"])
     assert result.exit_code == 2 and "INSIGHTLOOM_API_TOKEN" in result.stderr
     assert "Traceback" not in result.stderr and os.environ.get("INSIGHTLOOM_API_TOKEN") is None
+
+
+def test_other_requests_cannot_send_big_bodies(client: TestClient) -> None:
+    job = "20260101T000000Z-0123456789ab"
+    big = {"approve": False, "feedback": "x" * (2 * 1024 * 1024)}
+    assert client.post(f"/jobs/{job}/review", headers=ANA, json=big).status_code == 413
+    assert client.post("/session", json={"token": "t" * (2 * 1024 * 1024)}).status_code == 413

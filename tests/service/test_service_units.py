@@ -94,3 +94,23 @@ def test_sessions_expire_and_die_with_their_token() -> None:
 def test_loopback_hosts() -> None:
     assert all(is_loopback(h) for h in ("127.0.0.1", "localhost", "::1", "[::1]", "127.1.2.3"))
     assert not any(is_loopback(h) for h in ("0.0.0.0", "::", "10.0.0.5", "example.com"))
+
+
+def test_the_hangul_web_font_is_open_and_has_no_tables_browsers_reject(tmp_path: Path) -> None:
+    import io
+
+    from fastapi.testclient import TestClient
+    from fontTools.ttLib import TTFont
+    from servicekit import RecordingQueue, make_app
+
+    from insightloom.fonts import find_cjk_font
+
+    with TestClient(make_app(tmp_path / "artifacts", RecordingQueue())) as client:
+        response = client.get("/fonts/cjk")  # no token: the sign-in page itself may need it
+    if find_cjk_font() is None:
+        assert response.status_code == 404
+        return
+    assert response.status_code == 200 and response.headers["content-type"] == "font/ttf"
+    font = TTFont(io.BytesIO(response.content))
+    assert not [tag for tag in font.reader.tables if tag.startswith("TSI")]
+    assert ord("한") in font.getBestCmap()

@@ -44,11 +44,13 @@ SUMMARY_MAX_TOKENS = 2000
 #: code/; the Reporter's are report drafts already rendered.
 REDUCTION: dict[str, ReductionPolicy] = {
     "supervisor": ReductionPolicy(keep_recent=2, threshold_tokens=600, result_tokens=40, input_tokens=200),
-    "coder": ReductionPolicy(keep_recent=1, threshold_tokens=9000, input_tokens=300),
+    "coder": ReductionPolicy(keep_recent=1, threshold_tokens=7000, input_tokens=300),
     "validator": ReductionPolicy(keep_recent=1, threshold_tokens=4000, input_tokens=300),
     "reporter": ReductionPolicy(keep_recent=1, threshold_tokens=1000, input_tokens=300),
 }
 CACHE_POINT: SystemContentBlock = {"cachePoint": {"type": "default"}}
+#: Providers that honour a cachePoint block (offline simulates Bedrock); the others get one plain string.
+CACHE_POINT_PROVIDERS = frozenset({"bedrock", "anthropic", "offline"})
 
 
 def system_prompt_for(prompt: str, cache: bool) -> str | list[SystemContentBlock]:
@@ -107,12 +109,13 @@ def build_agent(
     prices = rt.extras.setdefault("prices", PriceTable(rt.settings.pricing))
     if role == "supervisor":
         start_wall_clock(rt)  # running time counts from here: the plan review's wait is not the job's work
+    cached = spec.cache and spec.provider in CACHE_POINT_PROVIDERS and not naive
     policy_hooks: list[Any] = [CancelGuard(rt), BudgetGuard(rt)]
     if not naive and role in REDUCTION:
         policy_hooks.append(HistoryReducer(REDUCTION[role]))
     return Agent(
         model=model or _model(role, rt),
-        system_prompt=system_prompt_for(system_prompt, spec.cache and not naive),
+        system_prompt=system_prompt_for(system_prompt, cached),
         tools=tools or [],
         name=role,
         callback_handler=None,

@@ -119,6 +119,7 @@ def build_record(
     check: str | None = None,
     unit: str | None = None,
     decimals: int | None = None,
+    recipe: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Validate and normalise one calculation record (see :func:`track_calculation`)."""
     if not isinstance(calc_id, str) or not _ID_RE.match(calc_id):
@@ -145,6 +146,10 @@ def build_record(
         "unit": str(unit) if unit not in (None, "") else None,
         "decimals": decimals,
     }
+    if recipe is not None:
+        if not isinstance(recipe, dict):
+            raise ValueError(f"track_calculation('{calc_id}'): recipe must be a dict of JSON values or None")
+        record["recipe"] = to_python_type(recipe)
     return record
 
 
@@ -214,6 +219,7 @@ def track_calculation(
     check: str | None = None,
     unit: str | None = None,
     decimals: int | None = None,
+    recipe: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Record one reported number and write it through to ``calculation_metadata.json``.
 
@@ -228,6 +234,8 @@ def track_calculation(
         check: DuckDB SQL returning one row and one column with the same value, over the profile's views.
         unit: ``%``, ``count``, ``ratio``, a currency code or free text.
         decimals: Display decimals when the default for the unit is not enough.
+        recipe: Optional machine-readable description of the computation (``{"op": "std", "view": ...,
+            "column": ...}``) for a number without a check: the Validator re-derives it from this, independently.
 
     Returns:
         The stored record.
@@ -246,6 +254,7 @@ def track_calculation(
         check=check,
         unit=unit,
         decimals=decimals,
+        recipe=recipe,
     )
     path = _write_records([record])
     logger.debug("tracked %s = %r in %s", calc_id, record["value"], path)

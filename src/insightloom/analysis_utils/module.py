@@ -20,6 +20,7 @@ EXPORTS = (
     "append_result",
     "save_chart",
     "read_results",
+    "record_verification",
 )
 
 
@@ -31,6 +32,7 @@ def generate_utils_module() -> str:
         '"""Analysis helpers for this job, written by insightloom at job start (do not edit).\n\n'
         "Use load_df() for the cached data, track_calculation(...) for every reported number (with a DuckDB SQL\n"
         "check), append_result(...) for findings that cite numbers as {{calc:<id>}}, and save_chart(...) for charts.\n"
+        "The Validator's own scripts record what they re-computed with record_verification({id: value}).\n"
         '"""\n\n'
         f"from insightloom.analysis_utils import (\n{names})\n\n"
         f"__all__ = [\n{listed}]\n"

@@ -150,9 +150,7 @@ class TokenBudget:
         Raises:
             ConfigError: The fixed regions (system prompt and tools) alone are over the budget.
         """
-        packing = Packing(
-            self.limit, [Packed(f, f.text, "whole") for f in fragments], self.separator, self.count
-        )
+        packing = Packing(self.limit, [Packed(f, f.text, "whole") for f in fragments], self.separator, self.count)
         fixed = self.separator.join(f.text for f in fragments if f.region in FIXED_REGIONS and f.text)
         fixed_tokens = self.count(fixed)
         if fixed_tokens > self.limit:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -68,7 +68,7 @@ def result_stub(text: str) -> str:
 def input_stub(value: str, tool_input: dict[str, Any]) -> str:
     """A long tool input replaced by a note saying where its content lives."""
     where = tool_input.get("file_path") or tool_input.get("path")
-    lines = value.count("\n") + 1
+    lines = value.count("\n") + (0 if value.endswith("\n") else 1)
     place = f"saved as code/{str(where).removeprefix('code/')}" if where else "already applied"
     return f"{STUB_PREFIX} {lines} lines sent earlier, {place}."
 
@@ -113,7 +113,7 @@ class HistoryReducer(HookProvider):
         cut = starts[len(starts) - self.policy.keep_recent] if self.policy.keep_recent else len(messages)
         return [block for message in messages[:cut] for block in message.get("content", [])]
 
-    def _reducible(self, blocks: list[dict[str, Any]]) -> Iterator[tuple[Any, int]]:
+    def _reducible(self, blocks: list[dict[str, Any]]) -> Iterator[tuple[Callable[[], int], int]]:
         """Pairs of (a function that reduces one piece and returns its new size, its current size)."""
         policy = self.policy
         for block in blocks:
@@ -133,7 +133,7 @@ class HistoryReducer(HookProvider):
                             yield self._replace_input(tool_input, key), tokens
 
     @staticmethod
-    def _replace_result(item: dict[str, Any]) -> Any:
+    def _replace_result(item: dict[str, Any]) -> Callable[[], int]:
         def apply() -> int:
             item["text"] = result_stub(item["text"])
             return count_tokens(item["text"])
@@ -141,7 +141,7 @@ class HistoryReducer(HookProvider):
         return apply
 
     @staticmethod
-    def _replace_input(tool_input: dict[str, Any], key: str) -> Any:
+    def _replace_input(tool_input: dict[str, Any], key: str) -> Callable[[], int]:
         def apply() -> int:
             tool_input[key] = input_stub(tool_input[key], tool_input)
             return count_tokens(tool_input[key])

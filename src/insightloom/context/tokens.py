@@ -66,10 +66,15 @@ def count_tokens(text: str) -> int:
     return len(encoding().encode(text, disallowed_special=()))
 
 
+def with_margin(count: int, model_id: str = "", margin: float = DEFAULT_CLAUDE_MARGIN) -> int:
+    """``count`` plus a safety margin for Claude models, whose tokenizer differs from cl100k_base."""
+    claude = "claude" in model_id.lower() or "anthropic" in model_id.lower()
+    return math.ceil(count * (1 + margin)) if claude else count
+
+
 def count_with_margin(text: str, model_id: str = "", margin: float = DEFAULT_CLAUDE_MARGIN) -> int:
-    """The count plus a safety margin for Claude models, whose tokenizer differs from cl100k_base."""
-    count = count_tokens(text)
-    return math.ceil(count * (1 + margin)) if "claude" in model_id.lower() or "anthropic" in model_id.lower() else count
+    """The count of ``text`` plus a safety margin for Claude models."""
+    return with_margin(count_tokens(text), model_id, margin)
 
 
 @dataclass(frozen=True)

@@ -2,29 +2,88 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import os
+from typing import Any
 
 from botocore.config import Config as BotocoreConfig
 from strands.models import BedrockModel, CacheConfig
+from strands.types.content import Messages, SystemContentBlock
+from strands.types.tools import ToolSpec
 
-from ..config import AgentModelSpec, Settings
+from ..config import AgentModelSpec, Settings, aws_credentials_present
+from ..context.tokens import count_request, with_margin
 
+logger = logging.getLogger(__name__)
 DEFAULT_REGION = "us-west-2"
+
+
+class CountingBedrockModel(BedrockModel):
+    """Bedrock with real token counts for Strands' context management (its own fallback is chars/4).
+
+    With ``use_native_token_count`` it asks Bedrock ``CountTokens`` for the exact figure; otherwise, or when that call
+    fails, it counts locally with the product's tokenizer plus the safety margin for Claude models.
+
+    Args:
+        token_margin: The safety margin added to local counts for Claude models.
+        **config: BedrockModel configuration.
+    """
+
+    def __init__(self, *, token_margin: float = 0.2, **config: Any) -> None:
+        super().__init__(**config)
+        self.token_margin = token_margin
+
+    async def count_tokens(
+        self,
+        messages: Messages,
+        tool_specs: list[ToolSpec] | None = None,
+        system_prompt: str | None = None,
+        system_prompt_content: list[SystemContentBlock] | None = None,
+    ) -> int:
+        if self.config.get("use_native_token_count"):
+            try:
+                return await self._native_count(messages, tool_specs, system_prompt, system_prompt_content)
+            except Exception as exc:  # any failure falls back to the local count, never to chars/4
+                logger.debug("Bedrock CountTokens failed (%s); counting locally", exc)
+        local = count_request(messages, tool_specs, system_prompt, system_prompt_content)
+        return with_margin(local, str(self.config.get("model_id", "")), self.token_margin)
+
+    async def _native_count(
+        self,
+        messages: Messages,
+        tool_specs: list[ToolSpec] | None,
+        system_prompt: str | None,
+        system_prompt_content: list[SystemContentBlock] | None,
+    ) -> int:
+        if system_prompt and system_prompt_content is None:
+            system_prompt_content = [{"text": system_prompt}]
+        request = self.format_request(messages, tool_specs, system_prompt_content)
+        converse = {key: request[key] for key in ("messages", "system", "toolConfig") if key in request}
+        response = await asyncio.to_thread(
+            self.client.count_tokens, modelId=self.config["model_id"], input={"converse": converse}
+        )
+        return int(response["inputTokens"])
 
 
 def make_bedrock(spec: AgentModelSpec, settings: Settings) -> BedrockModel:
     """A Bedrock model with a read timeout and bounded retries on every call.
 
     Only the parameters the config names are sent: newer models reject ``temperature`` and friends, and no stop
-    sequence is set because one like ``"\\n\\nHuman"`` truncates prose that contains it.
+    sequence is set because one like ``"\\n\\nHuman"`` truncates prose that contains it. With ``cache`` the automatic
+    caching strategy is on: a cache point on the last message, and the factory's own point after the static system
+    prompt. ``exact_token_count`` uses Bedrock CountTokens, but only when credentials are configured.
     """
     client_config = BotocoreConfig(
         read_timeout=settings.model_timeout_s,
         connect_timeout=10,
         retries={"max_attempts": settings.model_max_attempts, "mode": "adaptive"},
     )
-    extra = {"cache_config": CacheConfig(strategy="auto")} if spec.cache else {}
-    return BedrockModel(
+    extra: dict[str, Any] = {"cache_config": CacheConfig(strategy="auto")} if spec.cache else {}
+    if settings.exact_token_count and aws_credentials_present():
+        extra["use_native_token_count"] = True
+    return CountingBedrockModel(
+        token_margin=settings.token_margin,
         model_id=spec.model_id,
         max_tokens=spec.max_tokens,
         region_name=os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or DEFAULT_REGION,

@@ -115,12 +115,12 @@ def _read_docx(path: Path) -> tuple[list[TextUnit], list[str]]:
             units.append(TextUnit(item.text, label, claims))
         else:
             table_no += 1
-            units += _table_units(item, table_no)
+            units += _table_units(item, table_no, section)
     refs = [p.text for p in items[ref_at + 1 :] if isinstance(p, Paragraph) and p.text.strip()]
     return units, refs
 
 
-def _table_units(table: Table, table_no: int) -> list[TextUnit]:
+def _table_units(table: Table, table_no: int, section: str) -> list[TextUnit]:
     units: list[TextUnit] = []
     seen: set[Any] = set()  # holds the elements, so lxml keeps one proxy per cell and identity is stable
     for r, row in enumerate(table.rows, start=1):
@@ -128,7 +128,7 @@ def _table_units(table: Table, table_no: int) -> list[TextUnit]:
             if cell._tc in seen:
                 continue  # a merged cell repeats across the grid
             seen.add(cell._tc)
-            units.append(TextUnit(cell.text, f"table {table_no} row {r} col {c}"))
+            units.append(TextUnit(cell.text, f"table {table_no} row {r} col {c} (section '{section}')"))
     return units
 
 

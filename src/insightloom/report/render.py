@@ -28,7 +28,7 @@ from insightloom.validation.jobfiles import CITATIONS_FILE, load_citations, writ
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["RenderResult", "docx_to_pdf", "references_heading", "render_report"]
+__all__ = ["RenderResult", "describe_problem", "docx_to_pdf", "references_heading", "render_report"]
 
 DOCX_NAME = "final_report.docx"
 MARKDOWN_NAME = "report.md"
@@ -104,14 +104,18 @@ def _assign_markers(
     return markers, problems
 
 
+def describe_problem(problem: dict[str, Any]) -> str:
+    """One refused reference in words: which calculation, why it may not be printed, and in which passage."""
+    state = {
+        "unknown": "is not a tracked calculation",
+        _UNVALIDATED: f"cannot be checked ({CITATIONS_FILE} is missing: run validation first)",
+    }.get(problem["status"], f"has status '{problem['status']}'")
+    return f"{{{{calc:{problem['calc_id']}}}}} {state}; section '{problem['section']}': \"{problem['excerpt']}\""
+
+
 def _refuse(problems: list[dict[str, Any]]) -> None:
     lines = [f"The report references {len(problems)} value(s) that may not be printed:"]
-    for p in problems:
-        state = {
-            "unknown": "is not a tracked calculation",
-            _UNVALIDATED: f"cannot be checked ({CITATIONS_FILE} is missing: run validation first)",
-        }.get(p["status"], f"has status '{p['status']}'")
-        lines.append(f"- {{{{calc:{p['calc_id']}}}}} {state}; section '{p['section']}': \"{p['excerpt']}\"")
+    lines += [f"- {describe_problem(p)}" for p in problems]
     exc = RenderRefused(
         "\n".join(lines),
         "Rewrite those sentences without the value (or cite a verified calculation); "

@@ -27,6 +27,7 @@ from .manager import JobManager
 from .queue import JobQueue
 from .sse import event_stream
 from .uploads import BodyLimit, plan_uploads
+from .webfont import web_font
 
 logger = logging.getLogger(__name__)
 
@@ -139,6 +140,14 @@ def create_app(
     @app.get("/", include_in_schema=False)
     def page() -> FileResponse:
         return FileResponse(STATIC / "index.html", media_type="text/html; charset=utf-8")
+
+    @app.get("/fonts/cjk", include_in_schema=False)
+    def cjk_font() -> Response:
+        """A Hangul font for browsers that have none (the one charts use), fetched only for Korean text."""
+        data = web_font()
+        if data is None:
+            raise HTTPException(404, "No CJK web font on this server.")
+        return Response(data, media_type="font/ttf", headers={"Cache-Control": "public, max-age=86400"})
 
     @app.get("/session")
     def session(user: User) -> dict[str, Any]:

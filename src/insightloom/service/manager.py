@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import os
 import re
 import shutil
+import socket
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -93,6 +95,10 @@ class JobManager:
         self.begin_stop()
         if self.queue is not None:
             self.queue.close()
+
+    def running(self) -> int:
+        """Work items running in this process now."""
+        return int(getattr(self.queue, "running", 0))
 
     # -- lookup -----------------------------------------------------------------------------------------------------
 
@@ -307,6 +313,8 @@ class JobManager:
 
     def _run(self, rt: JobRuntime, item: WorkItem) -> object:
         if item.action == "review":
+            if item.decision != "cancel" and rt.job.status().get("pending_review"):
+                rt.job.update(pending_review=None)
             cancel = rt.cancel.is_set() or item.decision == "cancel"
             if cancel and rt.job.status()["status"] != "awaiting_review":
                 return "nothing to cancel"  # the job stopped or ended before this item's turn
@@ -323,7 +331,8 @@ class JobManager:
     def recover(self) -> tuple[list[str], list[str]]:
         """On start: resume this service's jobs that stopped mid-run (their lock is dead); list those awaiting review.
 
-        Jobs without an ``owner`` were started by the CLI and are left to ``insightloom resume``.
+        Reviews that were accepted but had not run yet, and auto-approvals, are queued again. Jobs without an
+        ``owner`` were started by the CLI and are left to ``insightloom resume``.
 
         Returns:
             The ids resumed and the ids awaiting review.
@@ -338,13 +347,18 @@ class JobManager:
                 continue
             if "owner" not in status:
                 continue
+            _drop_own_stale_lock(folder)
             if status["status"] in ACTIVE and not lock_alive(folder):
                 self._enqueue(WorkItem(folder.name, "resume"))
                 resumed.append(folder.name)
             elif status["status"] == "awaiting_review":
                 waiting.append(folder.name)
-                if status.get("auto_approve"):
-                    self._enqueue(WorkItem(folder.name, "review"), exclusive_review=True)
+                pending = status.get("pending_review")
+                if not pending and status.get("auto_approve"):
+                    pending = {"decision": "approve"}
+                if pending:
+                    item = WorkItem(folder.name, "review", pending["decision"], pending.get("feedback", ""))
+                    self._enqueue(item, exclusive_review=True)
         if resumed or waiting:
             logger.info("recovered jobs: %d resumed, %d awaiting review", len(resumed), len(waiting))
         return resumed, waiting
@@ -356,7 +370,17 @@ class JobManager:
         self.hub.attach(rt.job.events)
         return rt
 
+    def _put(self, item: WorkItem) -> None:
+        assert self.queue is not None, "JobManager.open() was not called"
+        try:
+            self.queue.put(item)
+        except QueueFull as exc:
+            raise HTTPException(503, f"The server is busy ({exc}); try again in a minute.") from None
+
     def _enqueue(self, item: WorkItem, rt: JobRuntime | None = None, *, exclusive_review: bool = False) -> None:
+        if not getattr(self.queue, "in_process", False):
+            self._put(item)  # workers elsewhere load the job from its folder
+            return
         with self._lock:
             known = item.job_id in self._live
         if not known and rt is None:
@@ -372,11 +396,12 @@ class JobManager:
                 live.review_pending = True
             live.items += 1
         try:
-            assert self.queue is not None, "JobManager.open() was not called"
-            self.queue.put(item)
-        except QueueFull as exc:
+            if exclusive_review:  # on disk too: a server stopped before the item ran queues it again at start
+                live.rt.job.update(pending_review={"decision": item.decision, "feedback": item.feedback})
+            self._put(item)
+        except HTTPException:
             self._release(item.job_id, review_done=exclusive_review)
-            raise HTTPException(503, f"The server is busy ({exc}); try again in a minute.") from None
+            raise
 
     def _claim(self, job_id: str) -> _Live | None:
         """Hold a job with no work here, for an action done at once; None if work for it arrived meanwhile."""
@@ -397,6 +422,15 @@ class JobManager:
                 live.review_pending = False
             if live.items <= 0:
                 del self._live[job_id]
+
+
+def _drop_own_stale_lock(folder: Path) -> None:
+    """A lock naming this very process, found before it started any job, is from an earlier process that had the
+    same pid (a restarted container's pid 1): without this it would look alive forever."""
+    data = _read_json(folder / LOCK_FILE)
+    if isinstance(data, dict) and data.get("pid") == os.getpid() and data.get("host") == socket.gethostname():
+        logger.info("removing a stale lock left by an earlier process with this pid in %s", folder)
+        (folder / LOCK_FILE).unlink(missing_ok=True)
 
 
 def _read_text(path: Path) -> str | None:

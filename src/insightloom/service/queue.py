@@ -52,7 +52,14 @@ class QueueFull(Exception):
 
 
 class JobQueue(Protocol):
-    """Where the API puts work; some worker calls the handler with each item."""
+    """Where the API puts work; some worker calls the handler with each item.
+
+    Attributes:
+        in_process: True when the items run in this process: the manager then keeps the runtime of each job with
+            work here, so that a cancel reaches it and a second review of one plan is refused at once.
+    """
+
+    in_process: bool
 
     def put(self, item: WorkItem) -> None:
         """Queue an item. Items of one job run one at a time, in the order they were put.
@@ -78,6 +85,8 @@ class ThreadPoolJobQueue:
         workers: Items that run at once.
         max_queued: Items that may wait (not counting running ones) before :meth:`put` raises QueueFull.
     """
+
+    in_process = True
 
     def __init__(self, handler: Callable[[WorkItem], None], *, workers: int = 4, max_queued: int = 1000) -> None:
         if workers < 1:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import socket
 import threading
 from types import TracebackType
@@ -11,6 +12,7 @@ import uvicorn
 from fastapi import FastAPI
 
 from ..config import Settings
+from ..errors import BadInputError
 from .app import create_app
 from .config import ServiceConfig, check_binding
 
@@ -48,15 +50,39 @@ def run_server(host: str, port: int, settings: Settings) -> None:
     """``insightloom serve``: run the API and web page until interrupted.
 
     Raises:
-        BadInputError: A non-loopback ``host`` with no API token configured.
+        BadInputError: A non-loopback ``host`` with no API token configured, or an artifacts folder that can't be
+            created.
         ConfigError: A malformed service env var or tokens file.
     """
     config = ServiceConfig.from_env()
     check_binding(host, config)
+    try:
+        settings.artifacts.expanduser().mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise BadInputError(
+            f"The artifacts folder {settings.artifacts} cannot be created: {exc.strerror}.",
+            "set INSIGHTLOOM_ARTIFACTS (or `artifacts:` in the config) to a writable folder.",
+        ) from None
     app = create_app(settings, config)
     shown = f"[{host}]" if ":" in host else host
     logger.warning("insightloom serving on http://%s:%d (%s)", shown, port, "open" if config.open else "token auth")
-    build_server(app, host, port).run()
+    try:
+        build_server(app, host, port).run()
+    finally:
+        _abandon_running_jobs(app)
+
+
+def _abandon_running_jobs(app: FastAPI) -> None:
+    """Leave running jobs as a crash would, so the next start resumes them from their last completed step.
+
+    Letting the interpreter shut down under them instead would break their model and tool calls half-way (thread
+    pools refuse new work at exit) and record them as failed.
+    """
+    running = app.state.manager.running()
+    if running:
+        logger.warning("stopping with %d job step(s) running: they resume on the next start", running)
+        logging.shutdown()
+        os._exit(0)
 
 
 class ThreadedServer:

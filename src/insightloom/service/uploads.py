@@ -25,7 +25,9 @@ FORM_SLACK_BYTES = 1024 * 1024  # room for the request text and the other form f
 _UNSAFE = re.compile(r"[^\w.\- ]+", re.UNICODE)
 
 
-def too_large(limit_mb: float) -> HTTPException:
+def too_large(limit_mb: float, *, upload: bool = True) -> HTTPException:
+    if not upload:
+        return HTTPException(413, f"Request body too large: the limit is {limit_mb:g} MB for this endpoint.")
     return HTTPException(
         status_code=413,
         detail=f"Upload too large: the limit is {limit_mb:g} MB. Send a smaller extract, or raise "
@@ -34,21 +36,27 @@ def too_large(limit_mb: float) -> HTTPException:
 
 
 class BodyLimit:
-    """ASGI middleware: ``POST /jobs`` bodies over the limit answer 413, by Content-Length or while streaming."""
+    """ASGI middleware: request bodies over their limit answer 413, by Content-Length or while streaming.
+
+    ``POST /jobs`` may carry uploads up to the configured limit; every other request gets a small body (a review, a
+    sign-in), so no request can make the server buffer more than it allows.
+    """
 
     def __init__(self, app: ASGIApp, *, limit_bytes: int, limit_mb: float, path: str = "/jobs") -> None:
         self.app = app
-        self.limit = limit_bytes + FORM_SLACK_BYTES
+        self.upload_limit = limit_bytes + FORM_SLACK_BYTES
         self.limit_mb = limit_mb
         self.path = path
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] != "POST" or scope["path"].rstrip("/") != self.path:
+        if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        uploads = scope["method"] == "POST" and scope["path"].rstrip("/") == self.path
+        limit, limit_mb = (self.upload_limit, self.limit_mb) if uploads else (FORM_SLACK_BYTES, 1.0)
         declared = dict(scope["headers"]).get(b"content-length")
-        if declared is not None and declared.isdigit() and int(declared) > self.limit:
-            await _reject(send, self.limit_mb)
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            await _reject(send, too_large(limit_mb, upload=uploads).detail)
             return
         seen = 0
 
@@ -57,15 +65,15 @@ class BodyLimit:
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
-                if seen > self.limit:
-                    raise too_large(self.limit_mb)  # FastAPI re-raises HTTPExceptions from body parsing
+                if seen > limit:
+                    raise too_large(limit_mb, upload=uploads)  # FastAPI re-raises HTTPExceptions from body parsing
             return message
 
         await self.app(scope, counted, send)
 
 
-async def _reject(send: Send, limit_mb: float) -> None:
-    body = json.dumps({"detail": too_large(limit_mb).detail}).encode("utf-8")
+async def _reject(send: Send, detail: str) -> None:
+    body = json.dumps({"detail": detail}).encode("utf-8")
     await send(
         {
             "type": "http.response.start",

@@ -1,6 +1,7 @@
-"""Usage, cost, transcripts and progress events, attached to agents as Strands hook providers."""
+"""Usage per model call, estimated cost, transcripts and progress events, attached to agents as Strands hooks."""
 
 from .hooks import AgentTelemetry
-from .usage import UsageLedger
+from .pricing import PriceTable
+from .usage import CallRecord, UsageLedger
 
-__all__ = ["AgentTelemetry", "UsageLedger"]
+__all__ = ["AgentTelemetry", "CallRecord", "PriceTable", "UsageLedger"]

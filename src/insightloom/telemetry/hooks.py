@@ -43,7 +43,9 @@ def call_record(role: str, model_id: str, event: AfterModelCallEvent, prices: Pr
         return None
     meta = event.stop_response.message.get("metadata") or {}
     usage = meta.get("usage") or {}
-    tokens = [int(usage.get(k, 0)) for k in ("inputTokens", "outputTokens", "cacheReadInputTokens", "cacheWriteInputTokens")]
+    tokens = [
+        int(usage.get(k, 0)) for k in ("inputTokens", "outputTokens", "cacheReadInputTokens", "cacheWriteInputTokens")
+    ]
     cost = prices.cost(model_id, *tokens) if prices else 0.0
     return CallRecord(
         agent=role,

@@ -89,7 +89,9 @@ class UsageLedger:
             for role, values in data.get("agents", {}).items():
                 ledger._agents[role] = AgentUsage(**{k: values[k] for k in asdict(AgentUsage()) if k in values})
             names = {f.name for f in fields(CallRecord)}
-            ledger._calls = [CallRecord(**{k: v for k, v in c.items() if k in names}) for c in data.get("model_calls", [])]
+            ledger._calls = [
+                CallRecord(**{k: v for k, v in c.items() if k in names}) for c in data.get("model_calls", [])
+            ]
         return ledger
 
     def add(self, role: str, usage: AgentUsage) -> None:
@@ -122,7 +124,9 @@ class UsageLedger:
         total = self.total()
         total.cost_usd = round(total.cost_usd, 6)
         with self._lock:
-            agents = {role: {**asdict(usage), "cost_usd": round(usage.cost_usd, 6)} for role, usage in self._agents.items()}
+            agents = {
+                role: {**asdict(usage), "cost_usd": round(usage.cost_usd, 6)} for role, usage in self._agents.items()
+            }
             calls = [asdict(call) for call in self._calls]
         return {
             "agents": agents,

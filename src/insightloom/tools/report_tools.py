@@ -9,6 +9,7 @@ from strands.types.tools import AgentTool
 
 from ..errors import InsightloomError, RenderRefused
 from ..report.audit import audit_report as run_audit
+from ..report.render import describe_problem
 from ..report.render import render_report as run_render
 from ..runtime import JobRuntime
 from ..validation import validate_job
@@ -20,7 +21,11 @@ logger = logging.getLogger(__name__)
 def make_validate_calculations(rt: JobRuntime) -> AgentTool:
     @tool(name="validate_calculations")
     def validate_calculations() -> str | dict:
-        """Re-compute every tracked calculation's SQL check with DuckDB and write citations.json."""
+        """Re-compute every tracked calculation's SQL check with DuckDB and write citations.json.
+
+        The result also lists the unchecked calculations the tiers selected for your own verification script, each
+        with its table, columns, formula and recipe; record what you re-compute with record_verification(...).
+        """
         try:
             return validate_job(rt.root).to_text()
         except InsightloomError as exc:
@@ -30,14 +35,12 @@ def make_validate_calculations(rt: JobRuntime) -> AgentTool:
 
 
 def _refusal_text(exc: RenderRefused) -> str:
+    """The refusal as the Reporter sees it: every refused reference, then what to do (rewrite, never type it)."""
     lines = ["Render refused. Rewrite these passages without the references (or with verified ones) and call again:"]
-    for problem in getattr(exc, "problems", []) or []:
-        lines.append(
-            f"- {{{{calc:{problem.get('calc_id')}}}}} (status: {problem.get('status')}) in section "
-            f"'{problem.get('section', '')}': {problem.get('excerpt', '')}"
-        )
+    lines += [f"- {describe_problem(problem)}" for problem in getattr(exc, "problems", []) or []]
     if len(lines) == 1:
         lines.append(str(exc))
+    lines.append("Only verified calculations can be printed; never type the number as digits instead.")
     return "\n".join(lines)
 
 

@@ -8,6 +8,7 @@ check stays ``unverified`` unless the Validator agent later verifies it with its
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from collections.abc import Mapping
@@ -21,19 +22,22 @@ from insightloom.validation.checks import ConnectionFactory, run_checks
 from insightloom.validation.compare import json_safe, values_match
 from insightloom.validation.jobfiles import (
     CITATIONS_FILE,
+    METADATA_FILE,
     REPORT_FILE,
     load_calculations,
     load_citations,
     load_views,
+    table_of_file,
     write_json_atomic,
     write_text_atomic,
 )
-from insightloom.validation.tiers import has_check, select_for_llm
+from insightloom.validation.tiers import has_check, select_for_llm, tier_rule
 
 logger = logging.getLogger(__name__)
 
 VERIFIED, NEEDS_REVIEW, UNVERIFIED = "verified", "needs_review", "unverified"
 _LIST_LIMIT = 10
+_DETAIL_LIMIT = 25
 
 
 @dataclass
@@ -46,9 +50,12 @@ class ValidationSummary:
         needs_review: Ids whose check failed, errored or returned the wrong shape.
         unverified: Ids with no check and no LLM verification yet.
         llm_candidates: Unchecked ids the tiers select for LLM verification.
+        candidate_details: What the Validator needs to re-compute each candidate (table, columns, formula, recipe).
         reasons: Id -> why it needs review.
+        rejected: Id -> why an LLM verification result was not recorded.
         queries: DuckDB check queries run (setup excluded).
         seconds: Wall time of the check run.
+        checks_run: False when this summary only recorded script verifications (checks kept their statuses).
     """
 
     total: int
@@ -56,17 +63,25 @@ class ValidationSummary:
     needs_review: list[str] = field(default_factory=list)
     unverified: list[str] = field(default_factory=list)
     llm_candidates: list[str] = field(default_factory=list)
+    candidate_details: dict[str, dict[str, Any]] = field(default_factory=dict)
     reasons: dict[str, str] = field(default_factory=dict)
+    rejected: dict[str, str] = field(default_factory=dict)
     queries: int = 0
     seconds: float = 0.0
+    checks_run: bool = True
 
     @property
     def ok(self) -> bool:
         """True when nothing needs review (the CLI's ``verify`` exit code 0)."""
         return not self.needs_review
 
+    @property
+    def pending(self) -> list[str]:
+        """Selected candidates still waiting for the Validator's own script."""
+        return [c for c in self.llm_candidates if c in self.unverified]
+
     def to_text(self) -> str:
-        """A few lines for the Validator agent or the terminal."""
+        """A few lines for the Validator agent or the terminal, ending with the script-verification task if any."""
         lines = [
             f"{self.total} calculations: {len(self.verified)} verified, {len(self.needs_review)} needs_review, "
             f"{len(self.unverified)} unverified."
@@ -75,11 +90,45 @@ class ValidationSummary:
             lines.append(f"- needs_review {calc_id}: {self.reasons.get(calc_id, '')}")
         if len(self.needs_review) > _LIST_LIMIT:
             lines.append(f"- ... and {len(self.needs_review) - _LIST_LIMIT} more (see {REPORT_FILE})")
-        pending = [c for c in self.llm_candidates if c in self.unverified]
-        if pending:
-            shown = ", ".join(pending[:_LIST_LIMIT]) + (" ..." if len(pending) > _LIST_LIMIT else "")
-            lines.append(f"Unchecked, selected for script verification: {shown}")
+        for calc_id, why in self.rejected.items():
+            lines.append(f"- not recorded {calc_id}: {why}")
+        lines += self._task_lines()
         return "\n".join(lines)
+
+    def _task_lines(self) -> list[str]:
+        pending = self.pending
+        if not pending:
+            return []
+        lines = [
+            f"Script verification needed for {len(pending)} unchecked calculation(s) selected by the tiers "
+            f"({tier_rule(self.total)}). In ONE script, re-compute each value independently with pandas from "
+            "load_df(<table>) (do not copy the tracked value or the Coder's code), then call "
+            'record_verification({"<id>": <value>, ...}) from coder_analysis_utils and print what it returns:'
+        ]
+        for calc_id in pending[:_DETAIL_LIMIT]:
+            lines.append(describe_candidate(calc_id, self.candidate_details.get(calc_id, {})))
+        if len(pending) > _DETAIL_LIMIT:
+            lines.append(f"- ... and {len(pending) - _DETAIL_LIMIT} more (see {REPORT_FILE} and {METADATA_FILE})")
+        others = [c for c in self.unverified if c not in set(pending)]
+        if others:
+            shown = ", ".join(others[:_LIST_LIMIT]) + (" ..." if len(others) > _LIST_LIMIT else "")
+            lines.append(f"Not selected (they stay unverified and cannot be cited): {shown}")
+        return lines
+
+
+def describe_candidate(calc_id: str, detail: Mapping[str, Any]) -> str:
+    """One line naming what a candidate needs: importance, table, columns, formula, description and recipe."""
+    def flat(value: object) -> str:
+        return " ".join(str(value or "").split())  # one line per candidate, whatever the Coder wrote
+
+    line = (
+        f"- {calc_id} [{detail.get('importance', '?')}] table={flat(detail.get('table')) or '?'} "
+        f"columns={json.dumps(detail.get('source_columns') or [], ensure_ascii=False)} "
+        f"formula: {flat(detail.get('formula'))} -- {flat(detail.get('description'))}"
+    )
+    if detail.get("recipe"):
+        line += f"; recipe={json.dumps(detail['recipe'], ensure_ascii=False, sort_keys=True)}"
+    return line
 
 
 def _entry(calc: Mapping[str, Any], previous: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -130,13 +179,30 @@ def _previous_entries(job_dir: Path) -> dict[str, dict[str, Any]]:
     return {str(c.get("calculation_id")): c for c in data["citations"] if isinstance(c, dict)}
 
 
-def _summarise(entries: list[dict[str, Any]], calcs: list[dict[str, Any]]) -> ValidationSummary:
-    summary = ValidationSummary(total=len(entries), llm_candidates=select_for_llm(calcs))
+def _details(job_dir: Path, calcs: list[dict[str, Any]], ids: list[str]) -> dict[str, dict[str, Any]]:
+    wanted = set(ids)
+    tables = table_of_file(job_dir) if wanted else {}
+    out: dict[str, dict[str, Any]] = {}
+    for calc in calcs:
+        calc_id = str(calc["id"])
+        if calc_id not in wanted:
+            continue
+        recipe = calc.get("recipe") if isinstance(calc.get("recipe"), dict) else None
+        table = (recipe or {}).get("view") or tables.get(str(calc.get("source_file")))
+        out[calc_id] = {key: calc.get(key) for key in ("importance", "source_columns", "formula", "description")}
+        out[calc_id].update(table=table, recipe=recipe)
+    return out
+
+
+def _summarise(job_dir: Path, entries: list[dict[str, Any]], calcs: list[dict[str, Any]]) -> ValidationSummary:
+    candidates = select_for_llm(calcs)
+    summary = ValidationSummary(total=len(entries), llm_candidates=candidates)
     for entry in entries:
         status, calc_id = entry["verification_status"], entry["calculation_id"]
         getattr(summary, status).append(calc_id)
         if status == NEEDS_REVIEW:
             summary.reasons[calc_id] = entry.get("reason") or ""
+    summary.candidate_details = _details(job_dir, calcs, summary.pending)
     return summary
 
 
@@ -153,7 +219,7 @@ def report_text(entries: list[dict[str, Any]], summary: ValidationSummary, gener
         f"Validation report ({generated_at})",
         f"Calculations: {summary.total}  verified: {len(summary.verified)}  "
         f"needs_review: {len(summary.needs_review)}  unverified: {len(summary.unverified)}",
-        f"Check queries: {summary.queries}",
+        f"Check queries: {summary.queries}" if summary.checks_run else "Checks: not re-run (script results recorded)",
         "Rule: numbers match when |difference| < 0.01 in the stored unit; strings must match exactly.",
     ]
     titles = {
@@ -173,6 +239,9 @@ def report_text(entries: list[dict[str, Any]], summary: ValidationSummary, gener
                 line += f" -- {e.get('reason', '')}"
             if status == UNVERIFIED and e["calculation_id"] in candidates:
                 line += f" [{e.get('importance')}; selected for script verification]"
+                detail = summary.candidate_details.get(e["calculation_id"])
+                if detail:
+                    line += "\n  " + describe_candidate(e["calculation_id"], detail)[2:]
             lines.append(line)
     return "\n".join(lines) + "\n"
 
@@ -216,7 +285,7 @@ def validate_job(job_dir: Path, *, connection_factory: ConnectionFactory | None 
         if _kept_llm_result(calc, old):
             for key in ("verification_status", "verification_method", "check_value", "reason"):
                 entry[key] = old.get(key)
-    summary = _summarise(entries, calcs)
+    summary = _summarise(job_dir, entries, calcs)
     summary.queries, summary.seconds = queries, time.perf_counter() - started
     _write_outputs(job_dir, entries, summary)
     logger.info("validated %s: %s", job_dir.name, summary.to_text().splitlines()[0])
@@ -226,8 +295,9 @@ def validate_job(job_dir: Path, *, connection_factory: ConnectionFactory | None 
 def record_llm_verification(job_dir: Path, results: Mapping[str, object]) -> ValidationSummary:
     """Record the Validator's own re-computations for calculations without a check.
 
-    Each result is compared with the tracked value by the same rule as checks. A calculation that has a check keeps
-    its deterministic status; an unknown id is logged and skipped.
+    Each result is compared with the tracked value by the same rule as checks. Only calculations the tiers selected
+    are recorded: the others stay ``unverified`` by design, and a calculation with a check keeps its deterministic
+    status. Every id not recorded is named in ``summary.rejected`` with the reason.
 
     Args:
         job_dir: The job folder.
@@ -242,25 +312,31 @@ def record_llm_verification(job_dir: Path, results: Mapping[str, object]) -> Val
         validate_job(job_dir)
     data = load_citations(job_dir)
     by_id = {str(c["id"]): c for c in calcs}
+    selected = set(select_for_llm(calcs))
     old = {str(e.get("calculation_id")): e for e in data["citations"]}
     entries = [_carry_status(_entry(calc, old.get(str(calc["id"]))), old.get(str(calc["id"]))) for calc in calcs]
     index = {e["calculation_id"]: e for e in entries}
+    rejected: dict[str, str] = {}
     for calc_id, raw in results.items():
         calc = by_id.get(str(calc_id))
         if calc is None:
-            logger.warning("LLM verification names unknown calculation %r; skipped", calc_id)
-            continue
-        if has_check(calc):
-            logger.warning("calculation %r has a SQL check; its check result stands", calc_id)
-            continue
-        value = raw.get("value") if isinstance(raw, Mapping) else raw
-        comparison = values_match(calc["value"], value)
-        index[str(calc_id)].update(
-            verification_status=VERIFIED if comparison.match else NEEDS_REVIEW,
-            verification_method="llm",
-            check_value=json_safe(value),
-            reason=comparison.reason,
-        )
-    summary = _summarise(entries, calcs)
+            rejected[str(calc_id)] = "no tracked calculation has this id"
+        elif has_check(calc):
+            rejected[str(calc_id)] = "it has a SQL check; the check result stands"
+        elif str(calc_id) not in selected:
+            rejected[str(calc_id)] = "the tiers did not select it; it stays unverified"
+        else:
+            value = raw.get("value") if isinstance(raw, Mapping) else raw
+            comparison = values_match(calc["value"], value)
+            index[str(calc_id)].update(
+                verification_status=VERIFIED if comparison.match else NEEDS_REVIEW,
+                verification_method="llm",
+                check_value=json_safe(value),
+                reason=comparison.reason,
+            )
+    for calc_id, why in rejected.items():
+        logger.warning("LLM verification of %r not recorded: %s", calc_id, why)
+    summary = _summarise(job_dir, entries, calcs)
+    summary.rejected, summary.checks_run = rejected, False
     _write_outputs(job_dir, entries, summary)
     return summary

@@ -123,3 +123,20 @@ def load_views(job_dir: Path) -> dict[str, Path]:
         else:
             logger.warning("profile alias %r names unknown view %r; skipped", alias, target)
     return views
+
+
+def table_of_file(job_dir: Path) -> dict[str, str]:
+    """Input file name -> the view of its (first) table, so a calculation's ``source_file`` names its table.
+
+    Empty when the profile is missing or unreadable: this only helps describe calculations, never decides status.
+    """
+    path = job_dir / PROFILE_FILE
+    try:
+        profile = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return {}
+    out: dict[str, str] = {}
+    for table in profile.get("tables", []) if isinstance(profile, dict) else []:
+        if table.get("file") and table.get("view"):
+            out.setdefault(str(table["file"]), str(table["view"]))
+    return out

@@ -29,6 +29,15 @@ def _quota(total: int) -> dict[str, int | None]:
     return {"high": None, "medium": None, "low": 5}
 
 
+def tier_rule(total: int) -> str:
+    """The tier that applies to a job of ``total`` tracked calculations, in words (for the Validator's task)."""
+    if total > 50:
+        return f"{total} tracked, more than 50: all high + the first 10 medium"
+    if total > 20:
+        return f"{total} tracked, more than 20: all high + the first 15 medium"
+    return f"{total} tracked, 20 or fewer: all high, all medium + the first 5 low"
+
+
 def has_check(calc: dict[str, Any]) -> bool:
     """Whether the calculation carries a non-blank SQL check."""
     check = calc.get("check")

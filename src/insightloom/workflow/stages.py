@@ -170,19 +170,82 @@ def export_pdf(rt: JobRuntime) -> None:
         logger.warning("PDF export failed: %s", exc)
 
 
+REVIEW_NOTES = {
+    "en": {
+        "audit": "Needs review: the audit still found citation markers that do not match their calculations after "
+        "the Reporter's retries (see audit_findings.json).",
+        "unaudited": "Needs review: this report was not audited.",
+        "values": "Needs review: some tracked numbers did not match their independent re-computation and were left "
+        "out of this report (see validation_report.txt).",
+    },
+    "ko": {
+        "audit": "검토 필요: Reporter가 재시도한 뒤에도 감사에서 계산과 일치하지 않는 인용 표시가 발견되었습니다"
+        "(audit_findings.json 참고).",
+        "unaudited": "검토 필요: 이 보고서는 감사를 거치지 않았습니다.",
+        "values": "검토 필요: 일부 수치가 독립 재계산과 일치하지 않아 보고서에서 제외되었습니다"
+        "(validation_report.txt 참고).",
+    },
+}
+
+
+def _review_reasons(rt: JobRuntime) -> list[str]:
+    """Why the finished report needs a human: the audit did not pass, or a number failed re-computation."""
+    from ..validation import NEEDS_REVIEW
+    from ..validation.jobfiles import load_citations
+
+    audit = rt.job.path("audit_findings.json")
+    verdict = read_json(audit).get("verdict") if audit.exists() else None
+    reasons = [] if verdict == "pass" else ["audit" if verdict else "unaudited"]
+    try:
+        citations = load_citations(rt.root, required=False) or {"citations": []}
+    except InsightloomError as exc:
+        logger.warning("cannot read citations.json: %s", exc)
+        citations = {"citations": []}
+    if any(c.get("verification_status") == NEEDS_REVIEW for c in citations["citations"]):
+        reasons.append("values")
+    return reasons
+
+
+def _stamp_report(rt: JobRuntime, note: str) -> None:
+    """Re-render the last report.md with the note under the title. Nothing else changes, so no re-audit."""
+    from ..report.render import MARKDOWN_NAME, render_report
+
+    markdown = rt.job.path(MARKDOWN_NAME)
+    if not markdown.exists():
+        logger.warning("no %s to re-render; the needs_review note is only in job.json", MARKDOWN_NAME)
+        return
+    try:
+        render_report(markdown.read_text(encoding="utf-8"), rt.root, status_note=note)
+    except (OSError, InsightloomError) as exc:
+        logger.warning("could not put the needs_review note into the report: %s", exc)
+
+
 def final_status(rt: JobRuntime) -> tuple[Status, str | None]:
+    """The terminal status after the Supervisor finished, and its message.
+
+    ``completed`` needs a rendered report whose audit passed and no calculation left ``needs_review``. Otherwise
+    the job ends ``needs_review``: the message says why, and the report gets the same note under its title (in the
+    report's language) before the PDF is exported, so the status is visible in the document itself.
+    """
     docx = rt.job.path("final_report.docx")
     if not docx.exists():
         return "failed", "The Supervisor finished without a rendered report (final_report.docx is missing)."
-    audit = rt.job.path("audit_findings.json")
-    verdict = read_json(audit)["verdict"] if audit.exists() else None
-    if verdict == "pass":
+    reasons = _review_reasons(rt)
+    if not reasons:
         return "completed", None
-    return "needs_review", None
+    notes = REVIEW_NOTES.get(rt.language, REVIEW_NOTES["en"])
+    note = " ".join(notes[reason] for reason in reasons)
+    rt.extras["status_note"] = note  # a later render in this job keeps the note too
+    _stamp_report(rt, note)
+    return "needs_review", note
 
 
 def finish(rt: JobRuntime, status: Status, *, report: Path | None = None, error: str | None = None) -> None:
-    """Record the terminal status; failed and cancelled jobs keep the stage they stopped in."""
+    """Record the terminal status; failed and cancelled jobs keep the stage they stopped in.
+
+    For ``needs_review``, ``error`` is the reason (from :func:`final_status`); job.json keeps it as ``review_reason``
+    since nothing failed.
+    """
     if status == "failed":
         rt.job.update(status=status, error=error)
         rt.job.events.emit("failed", error=error or "unknown error")
@@ -191,7 +254,8 @@ def finish(rt: JobRuntime, status: Status, *, report: Path | None = None, error:
         rt.job.update(status=status)
         rt.job.events.emit("cancelled")
         return
-    rt.job.update(status=status, stage="done")
+    extra = {"review_reason": error} if status == "needs_review" and error else {}
+    rt.job.update(status=status, stage="done", **extra)
     rt.job.events.emit("stage", name="done")
     rel = report.relative_to(rt.root).as_posix() if report else None
     rt.job.events.emit(status, report=rel)

@@ -19,12 +19,12 @@ from .roles.coder import coder
 from .roles.common import language, standard_response
 from .roles.validator import validator
 
-#: The sections walked in order: the role, its brain, and the tools of that role's slice of the conversation.
-PHASES: tuple[tuple[str, Callable[[Conversation], Reply], frozenset[str]], ...] = (
-    ("coder", coder, frozenset({"write_and_execute_tool", "bash_tool", "file_read", "skill_tool"})),
-    ("validator", validator, frozenset({"validate_calculations"})),
-    ("reporter", reporter, frozenset({"file_read", "render_report"})),
-    ("auditor", auditor, frozenset({"audit_report"})),
+#: The sections walked in order, each by its role's brain; a section ends when the plan is ticked for it.
+PHASES: tuple[tuple[str, Callable[[Conversation], Reply]], ...] = (
+    ("coder", coder),
+    ("validator", validator),
+    ("reporter", reporter),
+    ("auditor", auditor),
 )
 TICK_TOOL = "update_plan"
 
@@ -41,8 +41,9 @@ def _phase_messages(task: str, exchanges: list[ToolExchange]) -> list[dict]:
     return messages
 
 
-def _phase_conversation(conv: Conversation, role: str, tools: frozenset[str], since: int) -> Conversation:
-    """The slice of the naive conversation that belongs to ``role``: its plan section, tools and exchanges."""
+def _phase_conversation(conv: Conversation, role: str, since: int) -> Conversation:
+    """The slice of the naive conversation that belongs to ``role``: its plan section and the exchanges since the
+    previous section was ticked."""
     plan = parse_plan(conv.tag("full_plan") or "")
     profile = conv.tag("data_profile")
     prompt = "\n".join(
@@ -53,8 +54,8 @@ def _phase_conversation(conv: Conversation, role: str, tools: frozenset[str], si
             f"Write findings in the language {language(conv)}.",
         ]
     )
-    exchanges = [e for e in conv.exchanges()[since:] if e.name in tools]
-    return Conversation(prompt, _phase_messages(conv.user_text, exchanges), set(tools))
+    exchanges = conv.exchanges()[since:]
+    return Conversation(prompt, _phase_messages(conv.user_text, exchanges), conv.tool_names - {TICK_TOOL})
 
 
 def naive(conv: Conversation) -> Reply:
@@ -65,9 +66,9 @@ def naive(conv: Conversation) -> Reply:
         plan = parse_plan(conv.tag("full_plan") or "")
         items = [item.text for section in plan.sections for item in section.items]
         return Reply(text=standard_response("SUCCESS", items, [], ["final_report.docx"]))
-    role, brain, tools = PHASES[len(ticks)]
+    role, brain = PHASES[len(ticks)]
     since = ticks[-1] + 1 if ticks else 0
-    reply = brain(_phase_conversation(conv, role, tools, since))
+    reply = brain(_phase_conversation(conv, role, since))
     if reply.tool_calls:
         return reply
     return Reply.call(TICK_TOOL, items=completed_tasks(reply.text))

@@ -1,6 +1,8 @@
 """The offline Reporter: reads the Coder's notes and the citations, writes Markdown with ``{{calc:ID}}`` references.
 
-It never types a digit: every number in the report comes from a verified calculation through the renderer.
+It never types a digit: every number in the report comes from a verified calculation through the renderer. On an
+Auditor retry it patches only the flagged passages of its last ``report.md`` (from ``audit_findings.json``) and keeps
+every other line word for word; when the patched report cannot be rendered it writes the report afresh.
 """
 
 from __future__ import annotations
@@ -9,10 +11,12 @@ import json
 import re
 
 from ...analysis_utils.results import parse_results as parse_results_text
-from .conversation import Conversation, Reply
+from .conversation import Conversation, Reply, ToolExchange
 
 REF_RE = re.compile(r"\{\{\s*calc:([A-Za-z0-9_.\-]+)\s*\}\}")
 MAX_RENDERS = 4
+_TRUNCATED = "more characters; call again with offset="
+_SENTENCE_END_RE = re.compile(r"(?<=[.!?。])\s+")
 _WORDS = {
     "en": {
         "summary": "Executive summary",
@@ -92,38 +96,102 @@ def compose(
     return "\n".join(lines) + "\n"
 
 
+def _is_retry(conv: Conversation) -> bool:
+    """The Supervisor asks for a retry after an audit; the task (or the Auditor's message under it) says so."""
+    text = conv.user_text.lower()
+    return "audit_findings.json" in text or "verdict: retry" in text
+
+
+def _typed(value: str | None, marker: str) -> re.Pattern[str]:
+    """A typed "<value> [N]" (or the bare marker) in Markdown, not inside another number or a calc id."""
+    head = rf"(?<![\w.,]){re.escape(value)}\s*" if value else ""
+    return re.compile(head + re.escape(marker))
+
+
+def _drop_sentences(line: str, pattern: re.Pattern[str]) -> str:
+    """Remove the sentences of a prose line that match; a table row gets "-" in place of the match instead."""
+    if line.lstrip().startswith("|"):
+        return pattern.sub("-", line)
+    lead = re.match(r"^\s*(?:[-*]\s+|\d+[.)]\s+|#+\s+)?", line).group(0)  # type: ignore[union-attr]
+    kept = [part for part in _SENTENCE_END_RE.split(line[len(lead) :]) if not pattern.search(part)]
+    return (lead + " ".join(kept)) if kept else ""
+
+
+def patch_report(markdown: str, findings_text: str) -> str:
+    """Fix only what the audit flagged, keeping every other line as it was.
+
+    - B (wrong value before a marker): the typed "value [N]" becomes the reference of the cited calculation;
+    - C (undefined marker) and A (typed number without a marker): the sentence holding it is dropped (a table cell
+      gets "-"), since no verified calculation backs it;
+    - D (never cited) is a warning and changes nothing.
+    A finding whose text is not in report.md (say, the DOCX was edited afterwards) needs no patch: rendering
+    report.md again restores the document.
+    """
+    findings = json.loads(findings_text).get("findings", [])
+    lines = markdown.splitlines()
+    for finding in findings:
+        kind, marker, value = finding.get("type"), finding.get("marker"), finding.get("body_value")
+        if kind == "B" and marker and finding.get("cited_calculation_id"):
+            pattern, replacement = _typed(value, marker), "{{calc:" + finding["cited_calculation_id"] + "}}"
+            lines = [pattern.sub(replacement, line) for line in lines]
+        elif kind == "C" and marker:
+            pattern = _typed(value, marker)
+            lines = [_drop_sentences(line, pattern) if pattern.search(line) else line for line in lines]
+        elif kind == "A" and value:
+            pattern = re.compile(rf"(?<![\w.,]){re.escape(str(value))}(?![\w])")
+            lines = [
+                _drop_sentences(line, pattern) if pattern.search(REF_RE.sub("", line)) else line for line in lines
+            ]
+    return "\n".join(lines) + "\n"
+
+
+def _patched(conv: Conversation, reads: dict[str, ToolExchange]) -> Reply | None:
+    """The retry path: read report.md and audit_findings.json, then render the patched report (None: write afresh)."""
+    for path in ("report.md", "audit_findings.json"):
+        if path not in reads:
+            return Reply.call("file_read", path=path)
+    report, audit = reads["report.md"], reads["audit_findings.json"]
+    if report.status != "success" or audit.status != "success" or _TRUNCATED in report.result + audit.result:
+        return None
+    try:
+        return Reply.call("render_report", markdown=patch_report(report.result, audit.result))
+    except (ValueError, AttributeError):
+        return None
+
+
+def _done(conv: Conversation, render: ToolExchange) -> Reply:
+    items = [m.group(1).strip() for m in re.finditer(r"^\s*-\s*\[ \]\s+(.*)$", conv.tag("plan_section") or "", re.M)]
+    return Reply(
+        text="## Status\nSUCCESS\n## Completed Tasks\n"
+        + "\n".join(f"- {item}" for item in items)
+        + "\n## Key Insights\n- "
+        + render.result.splitlines()[0][:200]
+        + "\n## Generated Files\n- final_report.docx\n- report.md"
+    )
+
+
 def reporter(conv: Conversation) -> Reply:
     exchanges = conv.exchanges()
-    reads = {e.input.get("path"): e.result for e in exchanges if e.name == "file_read"}
-    if "all_results.txt" not in reads:
-        return Reply.call("file_read", path="all_results.txt")
-    if "citations.json" not in reads:
-        return Reply.call("file_read", path="citations.json")
+    reads = {e.input.get("path"): e for e in exchanges if e.name == "file_read"}
     renders = [e for e in exchanges if e.name == "render_report"]
     if renders and renders[-1].status == "success":
-        files = ["final_report.docx", "report.md"]
-        return Reply(
-            text=(
-                "## Status\nSUCCESS\n## Completed Tasks\n"
-                + "\n".join(
-                    f"- {m.group(1).strip()}"
-                    for m in re.finditer(r"^\s*-\s*\[ \]\s+(.*)$", conv.tag("plan_section") or "", re.M)
-                )
-                + "\n## Key Insights\n- "
-                + renders[-1].result.splitlines()[0][:200]
-                + "\n## Generated Files\n"
-                + "\n".join(f"- {f}" for f in files)
-            )
-        )
+        return _done(conv, renders[-1])
     if len(renders) >= MAX_RENDERS:
         return Reply(
             text="## Status\nERROR\n## Completed Tasks\n- none\n## Key Insights\n- The report could not be "
             "rendered: " + renders[-1].result[:300] + "\n## Generated Files\n- report.md"
         )
+    if _is_retry(conv) and not renders:
+        patched = _patched(conv, reads)
+        if patched is not None:
+            return patched
+    for path in ("all_results.txt", "citations.json"):
+        if path not in reads:
+            return Reply.call("file_read", path=path)
     banned = {ref for e in renders for ref in REF_RE.findall(e.result)}
     markdown = compose(
-        reads["all_results.txt"],
-        reads["citations.json"],
+        reads["all_results.txt"].result,
+        reads["citations.json"].result,
         title=_header(conv, "Title", "Data analysis report"),
         request=_header(conv, "Request", ""),
         language=_language(conv),

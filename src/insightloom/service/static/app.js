@@ -73,7 +73,8 @@ async function init() {
   const select = $('provider');
   select.replaceChildren();
   for (const name of session.providers) {
-    const option = new Option(name, name, false, name === session.default_provider);
+    const isDefault = name === session.default_provider;
+    const option = new Option(name, name, isDefault, isDefault);
     select.append(option);
   }
   $('max-revisions').value = session.max_revisions;
@@ -229,6 +230,7 @@ function onEvent(id, msg) {
     case 'plan_review_request':
       addActivity(`${time} plan ready for review (revision ${data.revision} of ${data.max_revisions})`, 'stage');
       scheduleRefresh();
+      loadJobs().catch(() => {});
       break;
     case 'plan_revised':
       addActivity(`${time} plan revised (revision ${data.revision})`, 'stage');

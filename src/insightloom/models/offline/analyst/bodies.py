@@ -1,10 +1,14 @@
 """Python source of the offline Coder's scripts: a shared prelude plus one body per analysis kind.
 
 The scripts are real, self-contained programs: constants written by :mod:`scripts` at the top, then pandas and
-matplotlib work, ``track_calculation`` for every reported number with a DuckDB check computing the same value the
-same way (NULLs ignored like pandas' skipna, DOUBLE division, ``quantile_cont`` = pandas linear quantiles, sample
-standard deviation, ties broken by name), and ``append_result`` with findings that cite numbers only as
-``{{calc:<id>}}``.
+matplotlib work, ``track_calculation`` for every reported number, almost always with a DuckDB check computing the
+same value the same way (NULLs ignored like pandas' skipna, DOUBLE division, ``quantile_cont`` = pandas linear
+quantiles, sample standard deviation, ties broken by name), and ``append_result`` with findings that cite numbers
+only as ``{{calc:<id>}}``.
+
+A few details deliberately carry no check but a machine-readable ``recipe`` instead (the number of columns, of groups
+in a breakdown, a standard deviation): those go through the Validator's tiered LLM verification, where the Validator
+writes its own script from the recipe, or stay ``unverified`` when the tiers do not select them.
 """
 
 from __future__ import annotations
@@ -47,10 +51,11 @@ def ref(calc_id):
     return "{{calc:" + calc_id + "}}"
 
 
-def track(calc_id, value, description, formula, columns, importance, check, unit=None, decimals=None):
-    """Track one number with its DuckDB check and return its {{calc:id}} reference for the findings."""
+def track(calc_id, value, description, formula, columns, importance, check, unit=None, decimals=None, recipe=None):
+    """Track one number with its DuckDB check (or, for a detail left to the Validator, a recipe) and return its
+    {{calc:id}} reference for the findings."""
     track_calculation(calc_id, value, description, formula, SOURCE, list(columns), importance,
-                      check=check, unit=unit, decimals=decimals)
+                      check=check, unit=unit, decimals=decimals, recipe=recipe)
     return ref(calc_id)
 
 
@@ -92,8 +97,8 @@ def main():
     names = ", ".join(ql(c) for c in cols) or "NULL"
     r = {
         "rows": track(P + "rows", rows, TX["d_rows"], "len(df)", [], "high", f"SELECT COUNT(*) FROM {T}", "count"),
-        "columns": track(P + "columns", ncols, TX["d_columns"], "df.shape[1]", [], "medium",
-                         f"SELECT COUNT(*) FROM (DESCRIBE {T})", "count"),
+        "columns": track(P + "columns", ncols, TX["d_columns"], "df.shape[1]", [], "medium", None, "count",
+                         recipe={"op": "column_count", "view": VIEW}),
         "analysed": track(P + "analysed_columns", len(cols), TX["d_analysed"], "len(analysed columns)", [], "low",
                           f"SELECT COUNT(*) FROM (DESCRIBE {T}) WHERE column_name IN ({names})", "count"),
         "missing": track(P + "missing_cells", missing, TX["d_missing"], "df[analysed].isna().sum().sum()", cols,

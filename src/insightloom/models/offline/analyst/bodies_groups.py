@@ -33,12 +33,11 @@ def main():
     cols = [BY] if AGG == "count" else [BY, MEASURE]
     what = TX["h_value_" + AGG]
     r = {"m": MEASURE, "by": BY}
-    having = f" HAVING COUNT({qi(MEASURE)}) > 0" if AGG == "mean" else ""
+    nonnull = [MEASURE] if AGG == "mean" else []
     r["groups"] = track(PFX + "_groups", len(frame), TX["d_groups"].format(by=BY, m=MEASURE),
-                        f"number of {BY} groups", [BY], "medium",
-                        f"SELECT COUNT(*) FROM (SELECT {qi(BY)} FROM {T} WHERE {qi(BY)} IS NOT NULL "
-                        f"GROUP BY 1{having})",
-                        "count")
+                        f"number of {BY} groups" + (f" with a {MEASURE} value" if nonnull else ""), [BY, *nonnull],
+                        "medium", None, "count",
+                        recipe={"op": "count_groups", "view": VIEW, "by": BY, "nonnull": nonnull})
     r["top"] = track(PFX + "_top", str(frame[BY].iloc[0]), TX["d_top"].format(by=BY, what=what, m=MEASURE),
                      "largest group (ties: name)", cols, "high", ranked_sql("CAST(g AS VARCHAR)", "DESC"))
     rows_md = []
@@ -248,12 +247,13 @@ def main():
         r[key] = track(f"{PFX}_{key}", float(s.quantile(q)), TX["d_" + key].format(m=MEASURE),
                        f"df[{MEASURE!r}].quantile({q})  # linear", cols, "high" if key == "median" else "medium",
                        f"SELECT quantile_cont({col}, {q}) FROM {T}", UNIT)
-    findings = [TX["center"].format(**r)]
+    findings = [TX["center"].format(**r), TX["spread"].format(**r)]
     if len(s) > 1:
+        # A low-importance detail with no check: verified by the Validator's own script only when the tiers pick it.
         r["std"] = track(PFX + "_std", float(s.std()), TX["d_std"].format(m=MEASURE),
-                         f"df[{MEASURE!r}].std()  # sample, ddof=1", cols, "low", f"SELECT stddev_samp({col}) FROM {T}",
-                         UNIT)
-        findings.append(TX["spread"].format(**r))
+                         f"df[{MEASURE!r}].std()  # sample, ddof=1", cols, "low", None, UNIT,
+                         recipe={"op": "std", "view": VIEW, "column": MEASURE})
+        findings.append(TX["std"].format(**r))
     r["outliers"] = track(PFX + "_outliers", outliers, TX["d_outliers"].format(m=MEASURE),
                           "values below Q1 - 1.5 IQR or above Q3 + 1.5 IQR", cols, "medium",
                           fences + f"SELECT COUNT(*) FROM {T}, q WHERE {outside}", "count")

@@ -196,7 +196,7 @@ def script_for(spec: AnalysisSpec, profile: dict[str, Any], language: str = "en"
     table = _resolve(spec, profile)
     constants = _constants(spec, table, lang)
     item = " ".join(spec.item_text(lang).split())
-    header = f"# {item}\n# Written by the insightloom offline Coder: each reported number carries a DuckDB check.\n\n"
+    header = f"# {item}\n# Written by the insightloom offline Coder: numbers carry a DuckDB check or a recipe.\n\n"
     block = "\n".join(f"{name} = {_literal(value)}" for name, value in constants.items())
     imports = bodies.IMPORTS if spec.kind in ("overview", "kpi") else bodies.CHART_IMPORTS
     source = header + imports + "\n" + block + "\n" + bodies.HELPERS + _BODIES[spec.kind]

@@ -152,7 +152,8 @@ TEXTS: dict[str, dict[str, dict[str, str]]] = {
         "en": {
             "title": "Distribution of `{m}`",
             "center": "Half of the `{m}` values are below the median of {median}, and one in ten is above {p90}.",
-            "spread": "The middle half lies between {q1} and {q3}; the standard deviation is {std}.",
+            "spread": "The middle half lies between {q1} and {q3}.",
+            "std": "The standard deviation is {std}.",
             "outliers": "{outliers} values ({share}) fall outside the IQR fences.",
             "chart_alt": "Histogram of `{m}` with the median marked.",
             "caption": "Distribution of `{m}`; the dashed line marks the median.",
@@ -160,7 +161,8 @@ TEXTS: dict[str, dict[str, dict[str, str]]] = {
         "ko": {
             "title": "`{m}` 분포",
             "center": "`{m}` 값의 절반은 중앙값 {median}보다 작고, 열 개 중 하나는 {p90}보다 큽니다.",
-            "spread": "가운데 절반은 {q1}부터 {q3} 사이에 있으며, 표준편차는 {std}입니다.",
+            "spread": "가운데 절반은 {q1}부터 {q3} 사이에 있습니다.",
+            "std": "표준편차는 {std}입니다.",
             "outliers": "IQR 경계를 벗어난 이상치는 {outliers}개({share})입니다.",
             "chart_alt": "중앙값이 표시된 `{m}` 히스토그램.",
             "caption": "`{m}` 분포, 점선은 중앙값.",

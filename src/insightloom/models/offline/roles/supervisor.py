@@ -1,5 +1,10 @@
 """The offline Supervisor: call the owner of the next open plan section, the Tracker after each agent, and the
-Reporter again after an Auditor retry."""
+Reporter again after an Auditor retry.
+
+It decides from the latest Tracker result (its ``## Plan Status`` lines) and the latest Auditor verdict. Both survive
+the reduction of older exchanges (``context.history``): the newest two exchanges stay verbatim and a reduced result
+keeps its verdict line, so the decisions are the same with or without it.
+"""
 
 from __future__ import annotations
 

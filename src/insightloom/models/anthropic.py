@@ -7,6 +7,7 @@ from typing import Any
 
 from ..config import AgentModelSpec, Settings
 from ..errors import ConfigError
+from ._counting import make_counting
 from ._optional import import_provider
 
 
@@ -16,6 +17,11 @@ def make_anthropic(spec: AgentModelSpec, settings: Settings) -> Any:
     if not key:
         raise ConfigError("The anthropic provider needs an API key.", "export ANTHROPIC_API_KEY=...")
     client_args = {"api_key": key, "timeout": settings.model_timeout_s, "max_retries": settings.model_max_attempts}
-    return module.AnthropicModel(
-        client_args=client_args, model_id=spec.model_id, max_tokens=spec.max_tokens, params=spec.params
+    return make_counting(
+        module.AnthropicModel,
+        token_margin=settings.token_margin,
+        client_args=client_args,
+        model_id=spec.model_id,
+        max_tokens=spec.max_tokens,
+        params=spec.params,
     )

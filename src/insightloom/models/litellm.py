@@ -6,6 +6,7 @@ import os
 from typing import Any
 
 from ..config import AgentModelSpec, Settings
+from ._counting import make_counting
 from ._optional import import_provider
 
 
@@ -14,7 +15,9 @@ def make_litellm(spec: AgentModelSpec, settings: Settings) -> Any:
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     module = import_provider("strands.models.litellm", "litellm")
     client_args = {"api_base": spec.base_url} if spec.base_url else {}
-    return module.LiteLLMModel(
+    return make_counting(
+        module.LiteLLMModel,
+        token_margin=settings.token_margin,
         client_args=client_args,
         model_id=spec.model_id,
         params={"max_tokens": spec.max_tokens, "timeout": settings.model_timeout_s, **spec.params},

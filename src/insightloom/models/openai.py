@@ -6,6 +6,7 @@ import os
 from typing import Any
 
 from ..config import AgentModelSpec, Settings
+from ._counting import make_counting
 from ._optional import import_provider
 
 
@@ -18,6 +19,10 @@ def make_openai(spec: AgentModelSpec, settings: Settings) -> Any:
     }
     if spec.base_url:
         client_args["base_url"] = spec.base_url
-    return module.OpenAIModel(
-        client_args=client_args, model_id=spec.model_id, params={"max_tokens": spec.max_tokens, **spec.params}
+    return make_counting(
+        module.OpenAIModel,
+        token_margin=settings.token_margin,
+        client_args=client_args,
+        model_id=spec.model_id,
+        params={"max_tokens": spec.max_tokens, **spec.params},
     )

@@ -139,9 +139,7 @@ def patch_report(markdown: str, findings_text: str) -> str:
             lines = [_drop_sentences(line, pattern) if pattern.search(line) else line for line in lines]
         elif kind == "A" and value:
             pattern = re.compile(rf"(?<![\w.,]){re.escape(str(value))}(?![\w])")
-            lines = [
-                _drop_sentences(line, pattern) if pattern.search(REF_RE.sub("", line)) else line for line in lines
-            ]
+            lines = [_drop_sentences(line, pattern) if pattern.search(REF_RE.sub("", line)) else line for line in lines]
     return "\n".join(lines) + "\n"
 
 

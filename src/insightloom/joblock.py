@@ -37,6 +37,20 @@ def _pid_running(pid: int) -> bool:
     return True
 
 
+def process_start(pid: int) -> str | None:
+    """An identity for the process ``pid`` that a later process reusing the pid cannot share: boot id + start tick.
+
+    A restarted container keeps its hostname and runs as pid 1 again, so pid and host alone would make an old lock
+    look alive forever.
+    """
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8")
+        boot = Path("/proc/sys/kernel/random/boot_id").read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    return f"{boot}:{stat.rsplit(')', 1)[1].split()[19]}"  # field 22 (starttime), counted after the command name
+
+
 def lock_alive(job_dir: Path, *, now: float | None = None) -> bool:
     """Whether ``job.lock`` in ``job_dir`` belongs to a live owner."""
     path = job_dir / LOCK_FILE
@@ -45,7 +59,9 @@ def lock_alive(job_dir: Path, *, now: float | None = None) -> bool:
     except (OSError, ValueError):
         return False
     if data.get("host") == socket.gethostname():
-        return _pid_running(int(data.get("pid", -1)))
+        pid = int(data.get("pid", -1))
+        started = data.get("started")
+        return _pid_running(pid) and (started is None or started == process_start(pid))
     return (now or time.time()) - float(data.get("heartbeat", 0)) < STALE_AFTER_S
 
 
@@ -63,7 +79,12 @@ class JobLock:
 
     @staticmethod
     def _payload() -> dict[str, object]:
-        return {"pid": os.getpid(), "host": socket.gethostname(), "heartbeat": time.time()}
+        return {
+            "pid": os.getpid(),
+            "host": socket.gethostname(),
+            "started": process_start(os.getpid()),
+            "heartbeat": time.time(),
+        }
 
     def _write(self) -> None:
         write_json(self.path, self._payload())

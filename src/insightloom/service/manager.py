@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import os
 import re
 import shutil
-import socket
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -347,7 +345,6 @@ class JobManager:
                 continue
             if "owner" not in status:
                 continue
-            _drop_own_stale_lock(folder)
             if status["status"] in ACTIVE and not lock_alive(folder):
                 self._enqueue(WorkItem(folder.name, "resume"))
                 resumed.append(folder.name)
@@ -422,15 +419,6 @@ class JobManager:
                 live.review_pending = False
             if live.items <= 0:
                 del self._live[job_id]
-
-
-def _drop_own_stale_lock(folder: Path) -> None:
-    """A lock naming this very process, found before it started any job, is from an earlier process that had the
-    same pid (a restarted container's pid 1): without this it would look alive forever."""
-    data = _read_json(folder / LOCK_FILE)
-    if isinstance(data, dict) and data.get("pid") == os.getpid() and data.get("host") == socket.gethostname():
-        logger.info("removing a stale lock left by an earlier process with this pid in %s", folder)
-        (folder / LOCK_FILE).unlink(missing_ok=True)
 
 
 def _read_text(path: Path) -> str | None:

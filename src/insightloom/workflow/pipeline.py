@@ -239,9 +239,17 @@ def resume(rt: JobRuntime) -> JobOutcome | None:
     if stage == "supervise":
         rt.job.update(status="running")
         return _guarded(rt, started, lambda: _run_supervisor(rt, started))
-    data = sorted(p for p in rt.job.path("data").iterdir() if p.name != "column_definitions.json")
+    data = _inputs_in_given_order(rt)
     columns = rt.job.path("data", "column_definitions.json")
     return _guarded(rt, started, lambda: _from_intake(rt, data, columns if columns.exists() else None, started))
+
+
+def _inputs_in_given_order(rt: JobRuntime) -> list[Path]:
+    """The job's copies of its inputs, in the order first given (the first one is the ``data`` alias)."""
+    given = [Path(p).name for p in read_json(rt.job.path("request.json")).get("inputs", [])]
+    copies = {p.name: p for p in rt.job.path("data").iterdir() if p.name != "column_definitions.json"}
+    rank = {name: index for index, name in enumerate(given)}
+    return sorted(copies.values(), key=lambda p: (rank.get(p.name, len(rank)), p.name))
 
 
 def drive(rt: JobRuntime, outcome: JobOutcome | None, reviewer: Reviewer) -> JobOutcome:

@@ -23,6 +23,7 @@ logger = logging.getLogger(__name__)
 
 JobStatus = Literal["queued", "running", "awaiting_review", "completed", "needs_review", "failed", "cancelled"]
 SUBFOLDERS = ("data", "cache", "code", "charts", "transcripts")
+CANCEL_FILE = "cancel.request"
 
 
 def new_job_id() -> str:
@@ -129,6 +130,13 @@ class JobFolder:
     def set_stage(self, stage: str) -> None:
         self.update(status="running", stage=stage)
         self.events.emit("stage", name=stage)
+
+    def request_cancel(self) -> None:
+        """Ask whichever process runs this job to stop at its next model or tool call."""
+        self.path(CANCEL_FILE).write_text(utc_now() + "\n", encoding="utf-8")
+
+    def cancel_requested(self) -> bool:
+        return self.path(CANCEL_FILE).exists()
 
     def write_json(self, name: str, data: Any) -> None:
         write_json(self.path(name), data)

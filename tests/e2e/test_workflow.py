@@ -126,3 +126,25 @@ def test_cancel_flag_stops_a_running_supervisor(tmp_path: Path) -> None:
     assert json.loads((outcome.job_dir / "job.json").read_text())["status"] == "cancelled"
     assert (outcome.job_dir / "calculation_metadata.json").exists()
     assert not (outcome.job_dir / "citations.json").exists()
+
+
+def test_cancel_file_from_another_process_stops_the_supervisor(tmp_path: Path) -> None:
+    from insightloom.agents import tool_agents
+    from insightloom.workflow import create_job, review, start
+
+    rt = create_job(options(tmp_path, MOON))
+    assert start(rt, [MOON]) is None
+    real = tool_agents.run_tool_agent
+
+    def other_process_cancels_after_coder(role, runtime, task):
+        text = real(role, runtime, task)
+        if role == "coder":
+            runtime.job.request_cancel()  # what the service does for a job another process runs
+        return text
+
+    tool_agents.run_tool_agent = other_process_cancels_after_coder
+    try:
+        outcome = review(rt, Decision("approve"))
+    finally:
+        tool_agents.run_tool_agent = real
+    assert outcome.status == "cancelled" and not (outcome.job_dir / "citations.json").exists()

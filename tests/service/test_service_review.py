@@ -10,6 +10,8 @@ import pytest
 from fastapi.testclient import TestClient
 from servicekit import ANA, RecordingQueue, job_json, make_app, make_job
 
+from insightloom.joblock import lock_alive
+
 
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
@@ -118,10 +120,11 @@ def test_a_queued_job_cancelled_before_it_starts_never_runs(client: TestClient, 
     assert client.get(f"/jobs/{job_id}", headers=ANA).json()["status"] == "cancelled"
 
 
-def test_a_job_running_in_another_process_cannot_be_cancelled_here(client: TestClient, root: Path) -> None:
+def test_a_job_running_in_another_process_is_asked_to_stop_through_its_folder(client: TestClient, root: Path) -> None:
     elsewhere = make_job(root, "ana", status="running", stage="supervise")
     response = client.post(f"/jobs/{elsewhere.name}/cancel", headers=ANA)
-    assert response.status_code == 409 and "another process" in response.json()["detail"]
+    assert response.status_code == 202 and response.json()["cancel"] == "requested"
+    assert (elsewhere / "cancel.request").exists()  # the CancelGuard of the process running it reads this
 
 
 def test_server_start_requeues_accepted_reviews_and_resumes_dead_jobs(root: Path) -> None:
@@ -140,7 +143,8 @@ def test_server_start_requeues_accepted_reviews_and_resumes_dead_jobs(root: Path
     auto = make_job(root, "ana", status="awaiting_review", revision=0, max_revisions=3, auto_approve=True)
     waiting = make_job(root, "ana", status="awaiting_review", revision=0, max_revisions=3)
     dead = make_job(root, "ana", status="running", stage="supervise")
-    (dead / "job.lock").write_text(json.dumps({"pid": os.getpid(), "host": host, "heartbeat": 0}))  # pid reused
+    reused = {"pid": os.getpid(), "host": host, "started": "earlier-boot:1", "heartbeat": 0}  # a restarted container
+    (dead / "job.lock").write_text(json.dumps(reused))
     alive = make_job(root, "ana", status="running", stage="supervise")
     (alive / "job.lock").write_text(json.dumps({"pid": os.getppid(), "host": host, "heartbeat": 0}))
     cli_job = make_job(root, None, status="running", stage="supervise")
@@ -150,7 +154,7 @@ def test_server_start_requeues_accepted_reviews_and_resumes_dead_jobs(root: Path
         assert set(items) == {feedback.name, auto.name, dead.name}  # not: waiting, alive (locked), cli_job
         assert (items[feedback.name].decision, items[feedback.name].feedback) == ("feedback", "Add a regional view.")
         assert items[auto.name].decision == "approve" and items[dead.name].action == "resume"
-        assert not (dead / "job.lock").exists() and (alive / "job.lock").exists()
+        assert not lock_alive(dead) and lock_alive(alive)
         again = client.post(f"/jobs/{feedback.name}/review", headers=ANA, json={"approve": True})
         assert again.status_code == 409  # the re-queued review holds the plan
         accepted = client.post(f"/jobs/{waiting.name}/review", headers=ANA, json={"approve": True})

@@ -25,7 +25,8 @@ def start_wall_clock(rt: JobRuntime) -> None:
 
 
 class CancelGuard(HookProvider):
-    """Raises JobCancelled before the next model or tool call once the job's cancel flag is set."""
+    """Raises JobCancelled before the next model or tool call once the job is cancelled: by its in-process flag, or
+    by a ``cancel.request`` file that another process (the service, a second terminal) wrote into the job folder."""
 
     def __init__(self, rt: JobRuntime) -> None:
         self.rt = rt
@@ -35,7 +36,7 @@ class CancelGuard(HookProvider):
         registry.add_callback(BeforeToolCallEvent, self._check)
 
     def _check(self, event: object) -> None:
-        if self.rt.cancel.is_set():
+        if self.rt.cancel.is_set() or self.rt.job.cancel_requested():
             raise JobCancelled(f"Job {self.rt.job.id} was cancelled.", "start it again with `insightloom resume`.")
 
 

@@ -264,7 +264,7 @@ class JobManager:
             ``requested`` (a running or queued job stops at its next safe point) or ``cancelled``.
 
         Raises:
-            HTTPException: 409 when the job has ended, or runs in another process.
+            HTTPException: 409 when the job has ended.
         """
         status = self.owned(job_id, user)
         with self._lock:
@@ -277,8 +277,10 @@ class JobManager:
             self._enqueue(WorkItem(job_id, "review", decision="cancel"))
             return "requested"
         if status["status"] != "awaiting_review":
-            where = "already ended" if status["status"] not in ACTIVE else "runs in another process; stop it there"
-            raise HTTPException(409, f"Job {job_id} cannot be cancelled here: it {where} (status {status['status']}).")
+            if status["status"] not in ACTIVE:
+                raise HTTPException(409, f"Job {job_id} cannot be cancelled: it already ended ({status['status']}).")
+            JobFolder.open(self.root / job_id).request_cancel()  # another process runs it: it checks this file
+            return "requested"
         live = self._claim(job_id)
         if live is None:  # work for the job arrived meanwhile: stop that instead
             return self.cancel(job_id, user)

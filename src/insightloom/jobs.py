@@ -5,18 +5,17 @@ A job never shares mutable state with another: everything it knows lives in its 
 
 from __future__ import annotations
 
-import json
 import logging
-import os
 import secrets
-import tempfile
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from .errors import BadInputError
 from .events import EventLog
+from .fileio import read_json, write_json
 from .timeutil import compact_utc, utc_now
 
 logger = logging.getLogger(__name__)
@@ -31,21 +30,15 @@ def new_job_id() -> str:
     return f"{compact_utc()}-{secrets.token_hex(6)}"
 
 
-def write_json(path: Path, data: Any) -> None:
-    """Write JSON atomically (temp file + rename), so a reader never sees half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, ensure_ascii=False, indent=2, default=str)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def read_json(path: Path) -> Any:
-    return json.loads(path.read_text(encoding="utf-8"))
+def iter_jobs(artifacts: Path) -> Iterator[tuple[Path, dict[str, Any]]]:
+    """Each job folder under ``artifacts`` with its job.json, oldest first; unreadable ones are skipped."""
+    if not artifacts.is_dir():
+        return
+    for path in sorted(artifacts.glob("*/job.json")):
+        try:
+            yield path.parent, read_json(path)
+        except (OSError, ValueError):
+            logger.warning("skipping %s: job.json is unreadable", path.parent)
 
 
 @dataclass

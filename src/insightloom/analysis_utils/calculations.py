@@ -13,9 +13,7 @@ import fcntl
 import json
 import logging
 import math
-import os
 import re
-import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,16 +23,14 @@ import numpy as np
 import pandas as pd
 
 from insightloom.analysis_utils.jobdir import job_dir
+from insightloom.fileio import write_json
+from insightloom.timeutil import utc_now
 
 logger = logging.getLogger(__name__)
 
 METADATA_FILE = "calculation_metadata.json"
 IMPORTANCE = ("high", "medium", "low")
 _ID_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*$")
-
-
-def _utc_now() -> str:
-    return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def to_python_type(v: Any) -> Any:
@@ -176,20 +172,6 @@ def _read(path: Path) -> list[dict[str, Any]]:
     return [c for c in calcs or [] if isinstance(c, dict) and c.get("id")]
 
 
-def write_json_atomic(path: Path, data: Any) -> None:
-    """Write JSON through a temp file in the same folder, then rename over the target."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, ensure_ascii=False, indent=2)
-            handle.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def merge_calculations(existing: list[dict[str, Any]], new: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Merge by id: a later record replaces an earlier one in place, so first-appearance order is kept."""
     merged: dict[str, dict[str, Any]] = {}
@@ -203,7 +185,7 @@ def _write_records(records: list[dict[str, Any]], folder: Path | None = None) ->
     path.parent.mkdir(parents=True, exist_ok=True)
     with _locked(path):
         calcs = merge_calculations(_read(path), records)
-        write_json_atomic(path, {"generated_at": _utc_now(), "calculations": calcs})
+        write_json(path, {"generated_at": utc_now(), "calculations": calcs})
     return path
 
 

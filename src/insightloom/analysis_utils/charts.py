@@ -13,8 +13,8 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from insightloom.analysis_utils.calculations import write_json_atomic
 from insightloom.analysis_utils.jobdir import job_dir
+from insightloom.fileio import write_json
 from insightloom.fonts import find_cjk_font, has_cjk
 
 logger = logging.getLogger(__name__)
@@ -119,6 +119,6 @@ def save_chart(fig: Any, name: str, *, title: str, alt: str, caption: str) -> st
         logger.debug("tight_layout failed: %s", exc)
     png = folder / f"{stem}.png"
     fig.savefig(png, dpi=CHART_DPI)
-    write_json_atomic(folder / f"{stem}.json", {"title": str(title), "alt": str(alt), "caption": str(caption)})
+    write_json(folder / f"{stem}.json", {"title": str(title), "alt": str(alt), "caption": str(caption)})
     logger.debug("saved chart %s", png)
     return f"charts/{stem}.png"

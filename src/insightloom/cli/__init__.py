@@ -19,7 +19,7 @@ from rich.table import Table
 from .. import __version__
 from ..config import Settings, load_settings, resolve_auto_provider
 from ..errors import BadInputError, InsightloomError
-from ..jobs import JobFolder, read_json
+from ..jobs import JobFolder, iter_jobs, read_json
 from .progress import ProgressPrinter, TerminalReviewer
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Data files + a request → a verified, cited report.")
@@ -246,11 +246,7 @@ def jobs(
     except InsightloomError as exc:
         raise _fail(exc) from None
     table = Table("id", "status", "stage", "created_at")
-    for path in sorted(root.glob("*/job.json")) if root.is_dir() else []:
-        try:
-            data = read_json(path)
-        except (OSError, ValueError):
-            continue
+    for _, data in iter_jobs(root):
         table.add_row(data.get("id", "?"), data.get("status", "?"), str(data.get("stage")), data.get("created_at", ""))
     Console().print(table)
 

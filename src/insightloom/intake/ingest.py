@@ -13,6 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from insightloom.errors import BadInputError
+from insightloom.fileio import write_text_atomic
 from insightloom.intake.coerce import coerce_column
 from insightloom.intake.coldefs import load_column_definitions
 from insightloom.intake.inputs import COLUMNS_FILE_NAME, XLSX_SUFFIXES, check_file, copy_into
@@ -80,7 +81,7 @@ def ingest(
             taken.add(FIRST_INPUT_ALIAS)
     _warn_unused_definitions(definitions, tables)
     profile = DataProfile(tables=tables, aliases=aliases, language=detect_language(texts))
-    _write_atomic(cache_dir / PROFILE_FILE, profile.to_json())
+    write_text_atomic(cache_dir / PROFILE_FILE, profile.to_json())
     logger.info("intake done: %d table(s), language %s", len(tables), profile.language)
     return profile
 
@@ -153,9 +154,3 @@ def _warn_unused_definitions(definitions: dict[str, str], tables: list[TableProf
     unused = sorted(set(definitions) - names)
     if unused:
         logger.warning("column definitions name columns not in the data: %s", ", ".join(unused))
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)

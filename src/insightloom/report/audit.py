@@ -25,11 +25,11 @@ from docx.table import Table
 from docx.text.paragraph import Paragraph
 
 from insightloom.errors import BadInputError
+from insightloom.fileio import write_json
 from insightloom.report.calcinfo import CalcInfo, load_calc_info
 from insightloom.report.numbers import MARKER_RE, find_numbers, printed_matches, value_before
 from insightloom.report.render import DOCX_NAME, REFERENCES_HEADINGS
 from insightloom.timeutil import utc_now
-from insightloom.validation.jobfiles import write_json_atomic
 
 logger = logging.getLogger(__name__)
 
@@ -262,7 +262,7 @@ def audit_report(job_dir: Path, retry_count: int = 0, *, max_retries: int = 2) -
     stats = {f"type_{t.lower()}": sum(1 for f in findings if f["type"] == t) for t in "ABCD"}
     verdict = _verdict(stats, retry_count, max_retries)
     result = AuditResult(verdict, findings, stats, retry_count, max_retries, job_dir / "audit_findings.json")
-    write_json_atomic(
+    write_json(
         result.findings_path,
         {
             "audit_metadata": {

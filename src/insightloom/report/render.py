@@ -19,12 +19,13 @@ from typing import Any
 from docx import Document
 
 from insightloom.errors import RenderRefused
+from insightloom.fileio import write_json, write_text_atomic
 from insightloom.fonts import INSTALL_HINT, find_cjk_font
 from insightloom.report import docx_build as build
 from insightloom.report.calcinfo import CalcInfo, load_calc_info
 from insightloom.report.markdown import CALC_REF_RE, Block, parse_markdown
 from insightloom.report.pdf import docx_to_pdf
-from insightloom.validation.jobfiles import CITATIONS_FILE, load_citations, write_json_atomic, write_text_atomic
+from insightloom.validation.jobfiles import CITATIONS_FILE, load_citations
 
 logger = logging.getLogger(__name__)
 
@@ -215,7 +216,7 @@ def _record_markers(job_dir: Path, markers: dict[str, str]) -> None:
         entry["citation_id"] = markers.get(str(entry.get("calculation_id")))
     data.setdefault("metadata", {})["cited_calculations"] = sum(1 for e in data["citations"] if e["citation_id"])
     data["metadata"]["total_calculations"] = len(data["citations"])
-    write_json_atomic(job_dir / CITATIONS_FILE, data)
+    write_json(job_dir / CITATIONS_FILE, data)
 
 
 def render_report(

@@ -24,7 +24,7 @@ from ..config import PROVIDERS, Settings, resolve_auto_provider
 from ..errors import InsightloomError
 from ..events import TERMINAL_KINDS
 from ..joblock import LOCK_FILE, JobLocked, lock_alive
-from ..jobs import JobFolder, read_json
+from ..jobs import JobFolder, iter_jobs, read_json
 from ..runtime import JobRuntime
 from ..workflow import AutoApprove, Decision, JobOptions, create_job, drive, load_runtime, resume, review, stages, start
 from .config import ServiceConfig
@@ -118,14 +118,8 @@ class JobManager:
 
     def list_jobs(self, user: str) -> list[dict[str, Any]]:
         jobs = []
-        for folder in self.root.iterdir() if self.root.is_dir() else ():
-            if not JOB_ID.fullmatch(folder.name):
-                continue
-            try:
-                status = read_json(folder / "job.json")
-            except (OSError, ValueError):
-                continue
-            if status.get("owner") == user:
+        for folder, status in iter_jobs(self.root):
+            if JOB_ID.fullmatch(folder.name) and status.get("owner") == user:
                 keys = ("id", "status", "stage", "created_at")
                 jobs.append({**{k: status.get(k) for k in keys}, "request": _request_text(folder)[:200]})
         return sorted(jobs, key=lambda j: j["created_at"] or "", reverse=True)
@@ -338,14 +332,8 @@ class JobManager:
             The ids resumed and the ids awaiting review.
         """
         resumed, waiting = [], []
-        for folder in sorted(self.root.iterdir()):
-            if not JOB_ID.fullmatch(folder.name):
-                continue
-            try:
-                status = read_json(folder / "job.json")
-            except (OSError, ValueError):
-                continue
-            if "owner" not in status:
+        for folder, status in iter_jobs(self.root):
+            if not JOB_ID.fullmatch(folder.name) or "owner" not in status:
                 continue
             if status["status"] in ACTIVE and not lock_alive(folder):
                 self._enqueue(WorkItem(folder.name, "resume"))

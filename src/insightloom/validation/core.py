@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from insightloom.errors import ValidationError
+from insightloom.fileio import write_json, write_text_atomic
 from insightloom.timeutil import utc_now
 from insightloom.validation.checks import ConnectionFactory, run_checks
 from insightloom.validation.compare import json_safe, values_match
@@ -28,8 +29,6 @@ from insightloom.validation.jobfiles import (
     load_citations,
     load_views,
     table_of_file,
-    write_json_atomic,
-    write_text_atomic,
 )
 from insightloom.validation.tiers import has_check, select_for_llm, tier_rule
 
@@ -209,7 +208,7 @@ def _summarise(job_dir: Path, entries: list[dict[str, Any]], calcs: list[dict[st
 def _write_outputs(job_dir: Path, entries: list[dict[str, Any]], summary: ValidationSummary) -> None:
     cited = sum(1 for e in entries if e.get("citation_id"))
     metadata = {"generated_at": utc_now(), "total_calculations": len(entries), "cited_calculations": cited}
-    write_json_atomic(job_dir / CITATIONS_FILE, {"metadata": metadata, "citations": entries})
+    write_json(job_dir / CITATIONS_FILE, {"metadata": metadata, "citations": entries})
     write_text_atomic(job_dir / REPORT_FILE, report_text(entries, summary, metadata["generated_at"]))
 
 

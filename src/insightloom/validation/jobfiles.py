@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -23,24 +21,6 @@ CITATIONS_FILE = "citations.json"
 PROFILE_FILE = "cache/profile.json"
 REPORT_FILE = "validation_report.txt"
 _REQUIRED = ("id", "value", "description", "formula", "source_file", "source_columns", "importance")
-
-
-def write_json_atomic(path: Path, data: object) -> None:
-    """Write JSON (UTF-8, indented) so that readers see either the old or the new file, never half of one."""
-    write_text_atomic(path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
-
-
-def write_text_atomic(path: Path, text: str) -> None:
-    """Write text through a temp file in the same folder and an atomic rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def read_json(path: Path, what: str, fix: str) -> Any:

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+from crashing_job import run_crashing_job
 from insightloom.cli import app
 from insightloom.joblock import LOCK_FILE
 from shared_paths import DATA
@@ -19,39 +17,9 @@ from shared_paths import DATA
 pytestmark = pytest.mark.e2e
 MOON = DATA / "moon-market-en"
 
-# Runs a job in a child process that dies (os._exit, like kill -9) the moment the Supervisor first calls the Validator.
-CRASHING_RUN = textwrap.dedent(
-    """
-    import os, sys
-    from pathlib import Path
-    from insightloom.agents import tool_agents
-    from insightloom.config import Settings
-    from insightloom.workflow import AutoApprove, JobOptions, run_job
-
-    real = tool_agents.run_tool_agent
-    def crash_on_validator(role, rt, task):
-        if role == "validator":
-            os._exit(9)
-        return real(role, rt, task)
-    tool_agents.run_tool_agent = crash_on_validator
-    data = Path(sys.argv[1])
-    opts = JobOptions(inputs=[data / "moon-market-fresh-food-sales.csv"], columns_file=data / "column_definitions.json",
-                      request="Analyze this data and write a DOCX report",
-                      settings=Settings().with_provider("offline"), job_dir=Path(sys.argv[2]))
-    run_job(opts, AutoApprove())
-    """
-)
-
-
 def test_killed_job_resumes_without_lost_or_duplicated_calculations(tmp_path: Path) -> None:
     job = tmp_path / "job"
-    child = subprocess.run(
-        [sys.executable, "-c", CRASHING_RUN, str(MOON), str(job)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    child = run_crashing_job(MOON, artifacts=tmp_path / "artifacts", job_dir=job)
     assert child.returncode == 9, child.stderr[-2000:]
     status = json.loads((job / "job.json").read_text())
     assert (status["status"], status["stage"]) == ("running", "supervise")

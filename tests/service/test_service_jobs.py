@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import jsonschema
@@ -13,6 +10,7 @@ import pytest
 from docx import Document
 from servicekit import ANA_TOKEN, MOON, MOON_DIR, REQUEST, job_json, make_app
 
+from crashing_job import run_crashing_job
 from insightloom.agents import tool_agents
 from insightloom.joblock import LOCK_FILE
 from insightloom.service import ThreadedServer
@@ -86,42 +84,11 @@ def test_a_job_awaiting_review_survives_a_server_restart(tmp_path: Path) -> None
         assert api.job(job_id)["status"] == "completed" and (root / job_id / "final_report.docx").is_file()
 
 
-# A job the service submitted, run in a child process that dies (like kill -9) when the Supervisor first calls the
-# Validator: the Coder's section is done and checked, nothing after it is.
-CRASHING_SERVICE_JOB = textwrap.dedent(
-    """
-    import os, sys
-    from pathlib import Path
-    from insightloom.agents import tool_agents
-    from insightloom.config import Settings
-    from insightloom.workflow import AutoApprove, JobOptions, create_job, drive, start
-
-    real = tool_agents.run_tool_agent
-    def crash_on_validator(role, rt, task):
-        if role == "validator":
-            os._exit(9)
-        return real(role, rt, task)
-    tool_agents.run_tool_agent = crash_on_validator
-    data, root = Path(sys.argv[1]), Path(sys.argv[2])
-    settings = Settings(artifacts=root).with_provider("offline")
-    opts = JobOptions(inputs=[data / "moon-market-fresh-food-sales.csv"], request="Analyze this data",
-                      settings=settings, columns_file=data / "column_definitions.json")
-    rt = create_job(opts)
-    rt.job.update(owner="ana", auto_approve=True)
-    drive(rt, start(rt, opts.inputs, opts.columns_file), AutoApprove())
-    """
-)
 
 
 def test_server_start_resumes_a_job_killed_mid_supervisor(tmp_path: Path) -> None:
     root = tmp_path / "artifacts"
-    child = subprocess.run(
-        [sys.executable, "-c", CRASHING_SERVICE_JOB, str(MOON_DIR), str(root)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    child = run_crashing_job(MOON_DIR, artifacts=root, owner="ana")
     assert child.returncode == 9, child.stderr[-2000:]
     (job,) = [p for p in root.iterdir() if (p / "job.json").exists()]
     assert (job_json(job)["status"], job_json(job)["stage"]) == ("running", "supervise")

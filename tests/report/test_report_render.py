@@ -141,3 +141,19 @@ def test_render_before_validation_refuses(tmp_path: Path) -> None:
     with pytest.raises(RenderRefused, match="run validation first") as info:
         render_report("# R\n\nTotal {{calc:total_revenue}}.\n", tmp_path)
     assert info.value.problems[0]["calc_id"] == "total_revenue"
+
+
+def test_korean_report_captions_figures_in_korean(tmp_path: Path) -> None:
+    job = build_job(tmp_path / "job", korean=True)
+    result = render_report(KOREAN_MD + "\n![매출 막대 차트](charts/revenue.png)\n", job)
+    texts = [p.text for p in Document(str(result.docx_path)).paragraphs]
+    assert "그림 1: Revenue by region" in texts and not any(t.startswith("Figure") for t in texts)
+
+
+def test_pdf_export_when_libreoffice_is_installed(job: Path) -> None:
+    from insightloom.report.pdf import find_libreoffice
+
+    if find_libreoffice() is None:
+        pytest.skip("LibreOffice is not installed: apt-get install libreoffice-writer-nogui")
+    pdf = docx_to_pdf(render_report(ENGLISH_MD, job).docx_path)
+    assert pdf is not None and pdf.read_bytes()[:5] == b"%PDF-"

@@ -306,7 +306,11 @@ def audit(job_dir: Annotated[Path, typer.Argument(help="A job folder with final_
         root = JobFolder.open(job_dir).root
         if not (root / "final_report.docx").exists():
             raise BadInputError(f"{root} has no final_report.docx.", "run the job to completion first.")
-        result = audit_report(root, retry_count=0)
+        # A standalone re-audit has no Reporter to retry: defects mean needs_review, not retry.
+        settings = load_settings(None)
+        result = audit_report(
+            root, retry_count=settings.max_reporter_retries, max_retries=settings.max_reporter_retries
+        )
     except InsightloomError as exc:
         raise _fail(exc) from None
     typer.echo(result.to_text())

@@ -150,8 +150,11 @@ def _sidecar(path: Path) -> dict[str, Any]:
 class _Builder:
     """Writes blocks into a python-docx Document, tracking figures, tables and warnings."""
 
-    def __init__(self, job_dir: Path, east_asian: str | None, result: RenderResult) -> None:
+    def __init__(
+        self, job_dir: Path, east_asian: str | None, result: RenderResult, figure_label: str = "Figure"
+    ) -> None:
         self.doc = Document()
+        self.figure_label = figure_label
         self.job_dir = job_dir
         self.east_asian = east_asian
         self.result = result
@@ -184,7 +187,7 @@ class _Builder:
         caption = str(meta.get("caption") or alt)
         build.add_picture(self.doc, path, alt)
         self.result.charts.append(block.path)
-        build.add_caption(self.doc, f"Figure {len(self.result.charts)}: {caption}", self.east_asian)
+        build.add_caption(self.doc, f"{self.figure_label} {len(self.result.charts)}: {caption}", self.east_asian)
 
 
 def _east_asian_font(markdown: str, warnings: list[str]) -> str | None:
@@ -250,7 +253,8 @@ def render_report(
         _refuse(problems)
 
     result = RenderResult(docx_path=job_dir / DOCX_NAME, markers=markers)
-    builder = _Builder(job_dir, _east_asian_font(markdown, result.warnings), result)
+    figure_label = "그림" if is_korean(markdown) else "Figure"
+    builder = _Builder(job_dir, _east_asian_font(markdown, result.warnings), result, figure_label)
     ea = builder.east_asian
 
     def sub(text: str) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import sys
 import tempfile
 from pathlib import Path
@@ -41,7 +42,8 @@ def _setup_logging(verbose: int, quiet: bool) -> None:
         logging.DEBUG if verbose > 1 else logging.INFO if verbose == 1 else logging.ERROR if quiet else logging.WARNING
     )
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
-    logging.getLogger("strands").setLevel(max(level, logging.WARNING))
+    # Strands logs our own controlled stops (cancel, ceilings) as errors; the CLI reports those itself.
+    logging.getLogger("strands").setLevel(logging.DEBUG if verbose > 1 else logging.CRITICAL)
 
 
 def _settings(config: Path | None, provider: str | None, max_revisions: int | None, quiet: bool) -> Settings:
@@ -82,6 +84,7 @@ def _run(
             "Plan review needs a terminal, and stdin is not one.", "pass --yes to approve the plan automatically."
         )
     job = JobFolder.create(settings.artifacts, job_dir)
+    _cancel_on_ctrl_c(job)
     if not quiet:
         job.events.subscribe(ProgressPrinter(err, verbose=verbose > 0))
         err.print(f"job {job.id} → {job.root}", highlight=False)
@@ -105,6 +108,20 @@ def _run(
     err.print(line, highlight=False)
     typer.echo(str(outcome.job_dir))
     return outcome.exit_code
+
+
+def _cancel_on_ctrl_c(job: JobFolder) -> None:
+    """Ctrl-C stops the job at its next model or tool call, even inside Strands' worker threads.
+
+    Strands runs each agent in a worker thread and waits for it, so a bare KeyboardInterrupt in the main thread
+    would only land once the whole agent had finished. The cancel file reaches the job's CancelGuard at once.
+    """
+
+    def handler(signum: int, frame: object) -> None:
+        job.request_cancel()
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, handler)
 
 
 def _version(value: bool) -> None:
@@ -193,6 +210,7 @@ def resume(
     _setup_logging(verbose, quiet)
     try:
         rt = load_runtime(JobFolder.open(job_dir).root)
+        _cancel_on_ctrl_c(rt.job)
         if not quiet:
             rt.job.events.subscribe(ProgressPrinter(err, verbose=verbose > 0))
         outcome = resume_job(rt)

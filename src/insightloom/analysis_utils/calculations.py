@@ -151,7 +151,7 @@ def build_record(
 
 @contextmanager
 def _locked(path: Path) -> Iterator[None]:
-    lock = path.with_name(path.name + ".lock")
+    lock = path.with_name(f".{path.name}.lock")  # hidden: a coordination file, not an artifact
     with open(lock, "a", encoding="utf-8") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:

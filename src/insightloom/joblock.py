@@ -6,13 +6,16 @@ another host's heartbeat is under 60 s old. A stale lock is taken over.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import logging
 import os
 import socket
 import threading
 import time
+import uuid
 from pathlib import Path
+from typing import Any
 
 from .errors import BadInputError
 from .jobs import write_json
@@ -51,12 +54,23 @@ def process_start(pid: int) -> str | None:
     return f"{boot}:{stat.rsplit(')', 1)[1].split()[19]}"  # field 22 (starttime), counted after the command name
 
 
-def lock_alive(job_dir: Path, *, now: float | None = None) -> bool:
-    """Whether ``job.lock`` in ``job_dir`` belongs to a live owner."""
-    path = job_dir / LOCK_FILE
+def _read_lock(path: Path) -> dict[str, Any] | None:
+    """The lock's content, or None when it is missing or not a lock (a script may have scribbled over it)."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        if isinstance(data, dict):
+            int(data.get("pid", -1))
+            float(data.get("heartbeat", 0))
+            return data
+    except (OSError, ValueError, TypeError):
+        pass
+    return None
+
+
+def lock_alive(job_dir: Path, *, now: float | None = None) -> bool:
+    """Whether ``job.lock`` in ``job_dir`` belongs to a live owner."""
+    data = _read_lock(job_dir / LOCK_FILE)
+    if data is None:
         return False
     if data.get("host") == socket.gethostname():
         pid = int(data.get("pid", -1))
@@ -68,51 +82,55 @@ def lock_alive(job_dir: Path, *, now: float | None = None) -> bool:
 class JobLock:
     """Hold a job's lock while it runs, refreshing the heartbeat in a daemon thread.
 
+    Taking the lock is serialized by ``flock`` on a guard file, so two processes (or threads) that both find a stale
+    lock cannot both take it; a token in the lock lets the owner release or refresh only its own lock.
+
     Raises:
         JobLocked: On enter, when another live process holds the lock.
     """
 
     def __init__(self, job_dir: Path) -> None:
         self.path = job_dir / LOCK_FILE
+        self.token = uuid.uuid4().hex
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
-    @staticmethod
-    def _payload() -> dict[str, object]:
+    def _payload(self) -> dict[str, object]:
         return {
             "pid": os.getpid(),
             "host": socket.gethostname(),
             "started": process_start(os.getpid()),
             "heartbeat": time.time(),
+            "token": self.token,
         }
 
-    def _write(self) -> None:
-        write_json(self.path, self._payload())
+    def _owned(self) -> bool:
+        data = _read_lock(self.path)
+        return data is not None and data.get("token") == self.token
 
     def _beat(self) -> None:
         while not self._stop.wait(HEARTBEAT_S):
             try:
-                self._write()
+                if self._owned():
+                    write_json(self.path, self._payload())
             except OSError:
                 logger.warning("could not refresh %s", self.path)
 
     def __enter__(self) -> JobLock:
-        for _ in range(2):
-            try:  # O_EXCL makes taking the lock atomic between threads and processes
-                fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-            except FileExistsError:
+        guard = self.path.with_name(f".{LOCK_FILE}.guard")
+        with open(guard, "a+", encoding="utf-8") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
                 if lock_alive(self.path.parent):
-                    data = json.loads(self.path.read_text(encoding="utf-8"))
+                    data = _read_lock(self.path) or {}
                     raise JobLocked(
                         f"Job {self.path.parent} is running elsewhere (pid {data.get('pid')} on {data.get('host')}).",
                         "wait for it to finish, or stop that process; a lock older than 60 s on another host is "
                         "ignored.",
-                    ) from None
-                self.path.unlink(missing_ok=True)  # stale: its owner is gone
-                continue
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(self._payload(), fh)
-            break
+                    )
+                write_json(self.path, self._payload())  # a stale lock (its owner is gone) is replaced
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
         self._thread = threading.Thread(target=self._beat, name=f"joblock-{self.path.parent.name}", daemon=True)
         self._thread.start()
         return self
@@ -121,4 +139,5 @@ class JobLock:
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=1)
-        self.path.unlink(missing_ok=True)
+        if self._owned():
+            self.path.unlink(missing_ok=True)

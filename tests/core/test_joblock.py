@@ -43,3 +43,18 @@ def test_other_host_lock_lives_while_its_heartbeat_is_fresh(tmp_path: Path) -> N
     assert not lock_alive(tmp_path, now=now)
     with JobLock(tmp_path):  # a stale lock is taken over
         assert json.loads((tmp_path / LOCK_FILE).read_text())["pid"] == os.getpid()
+
+
+@pytest.mark.parametrize("junk", ["[]", "", "{\"pid\": \"x\"}", "null", "{\"heartbeat\": [1]}"])
+def test_a_scribbled_lock_is_stale_not_a_crash(tmp_path: Path, junk: str) -> None:
+    (tmp_path / LOCK_FILE).write_text(junk, encoding="utf-8")
+    assert not lock_alive(tmp_path)
+    with JobLock(tmp_path):
+        assert lock_alive(tmp_path)
+
+
+def test_release_leaves_a_lock_that_is_not_ours(tmp_path: Path) -> None:
+    holder = JobLock(tmp_path)
+    with holder:
+        write_lock(tmp_path, pid=1, host="elsewhere", heartbeat=time.time(), token="theirs")
+    assert json.loads((tmp_path / LOCK_FILE).read_text())["token"] == "theirs"

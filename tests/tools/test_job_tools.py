@@ -71,3 +71,25 @@ def test_update_plan_ticks_exact_items_and_reports_status(rt: JobRuntime) -> Non
     assert "- [x] Do one" in rt.state.full_plan
     wrong = _call(update, items=["do two"])
     assert wrong["status"] == "error" and "exact wording" in wrong["content"][0]["text"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "find . -maxdepth 0 -exec sh -c 'echo pwned > ../escaped' {} +",  # find is not allowed at all
+        "sort -o/tmp/escaped all_results.txt",  # sort is not allowed (it writes with -o)
+        "grep -f/etc/passwd all_results.txt",  # a path glued to an option
+        "grep --file=/etc/passwd all_results.txt",
+        "head /etc/passwd",
+    ],
+)
+def test_bash_tool_refuses_escapes(rt: JobRuntime, command: str) -> None:
+    result = _call(make_bash_tool(rt), command=command)
+    assert isinstance(result, dict) and result["status"] == "error"
+    assert not (rt.root.parent / "escaped").exists()
+
+
+def test_bash_tool_runs_without_the_host_environment(rt: JobRuntime, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "do-not-leak")
+    (rt.root / "probe.txt").write_text("x\n", encoding="utf-8")
+    assert "exit status 0" in _call(make_bash_tool(rt), command="wc -l probe.txt", timeout=-5)

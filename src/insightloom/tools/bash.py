@@ -17,17 +17,28 @@ from ..runtime import JobRuntime
 from .paths import inside_job
 from .results import tool_error
 
-ALLOWED = frozenset(
-    {"ls", "head", "tail", "wc", "cat", "grep", "find", "sort", "uniq", "cut", "du", "file", "stat", "pwd"}
-)
+# Read-only programs whose options cannot run other programs or write files (so no find -exec, no sort -o).
+ALLOWED = frozenset({"ls", "head", "tail", "wc", "cat", "grep", "uniq", "cut", "du", "file", "stat", "pwd"})
+_SAFE_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LC_ALL": "C.UTF-8"}  # no credentials from the host
 MAX_OUTPUT = 4_000
 MAX_TIMEOUT = 60
+
+
+def _paths_in(arg: str) -> list[str]:
+    """Every path an argument may name: the argument itself, or the value glued to an option (``-f/x``, ``--a=/x``).
+
+    Each is checked against the job folder, so no option can point a program at a file outside it.
+    """
+    if not arg.startswith("-"):
+        return [arg]
+    value = arg.split("=", 1)[1] if "=" in arg else arg.lstrip("-")[1:]
+    return [value] if value and ("/" in value or value.startswith(".")) else []
 
 
 def make_bash_tool(rt: JobRuntime) -> AgentTool:
     @tool(name="bash_tool")
     def bash_tool(command: str, timeout: int = 30) -> str | dict:
-        """Run a short inspection command in the job folder (ls, head, tail, wc, cat, grep, find, sort, uniq, cut, du).
+        """Run a short inspection command in the job folder (ls, head, tail, wc, cat, grep, uniq, cut, du).
 
         Args:
             command: The command line, e.g. "head -n 20 all_results.txt". No pipes or redirections.
@@ -37,14 +48,15 @@ def make_bash_tool(rt: JobRuntime) -> AgentTool:
             args = shlex.split(command)
         except ValueError as exc:
             return tool_error(f"Cannot parse the command: {exc}. Fix: quote arguments properly.")
+        limit = max(1, min(int(timeout), MAX_TIMEOUT))
         if not args or args[0] not in ALLOWED:
             return tool_error(f"Command {args[0] if args else ''!r} is not allowed. Fix: use one of {sorted(ALLOWED)}.")
         if any(token in {"|", ">", ">>", "<", "&&", ";", "||"} for token in args):
             return tool_error("Pipes, redirections and command chains are not supported. Fix: run one command.")
         try:
             for arg in args[1:]:
-                if not arg.startswith("-") and ("/" in arg or "." in arg):
-                    inside_job(rt.root, arg)
+                for path in _paths_in(arg):
+                    inside_job(rt.root, path)
         except BadInputError as exc:
             return tool_error(str(exc))
         try:
@@ -53,12 +65,13 @@ def make_bash_tool(rt: JobRuntime) -> AgentTool:
                 cwd=rt.root,
                 capture_output=True,
                 text=True,
-                timeout=min(timeout, MAX_TIMEOUT),
+                timeout=limit,
                 errors="replace",
+                env=_SAFE_ENV,
                 check=False,
             )
         except subprocess.TimeoutExpired:
-            return tool_error(f"Killed after {min(timeout, MAX_TIMEOUT)} s timeout.")
+            return tool_error(f"Killed after {limit} s timeout.")
         output = (done.stdout + done.stderr).strip()
         if len(output) > MAX_OUTPUT:
             cut = len(output) - MAX_OUTPUT

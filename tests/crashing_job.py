@@ -30,7 +30,9 @@ _SCRIPT = textwrap.dedent(
                       settings=Settings(artifacts=artifacts).with_provider("offline"),
                       job_dir=Path(job_dir) if job_dir else None)
     rt = create_job(opts)
-    if owner:
+    if owner:  # as the service records it: beside the jobs, and in job.json for display
+        from insightloom.fileio import write_text_atomic
+        write_text_atomic(artifacts / ".owners" / rt.job.id, owner + "\\n")
         rt.job.update(owner=owner, auto_approve=True)
     drive(rt, start(rt, opts.inputs, opts.columns_file), AutoApprove())
     """

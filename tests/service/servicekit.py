@@ -9,7 +9,9 @@ from typing import Any
 from fastapi import FastAPI
 
 from insightloom.config import Settings
+from insightloom.fileio import write_text_atomic
 from insightloom.service import ServiceConfig, WorkItem, create_app
+from insightloom.service.manager import OWNERS_DIR
 from insightloom.workflow import JobOptions, create_job
 from shared_paths import DATA
 
@@ -53,6 +55,8 @@ def make_job(root: Path, owner: str | None, **status: Any) -> Path:
     rt = create_job(JobOptions(inputs=[MOON], request=REQUEST, settings=offline_settings(root), cwd=root))
     extra = {"owner": owner} if owner else {}
     rt.job.update(**extra, **status)
+    if owner:  # what the service records beside the jobs, out of the scripts' reach
+        write_text_atomic(root / OWNERS_DIR / rt.job.id, owner + "\n")
     return rt.root
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -221,3 +222,13 @@ def test_other_requests_cannot_send_big_bodies(client: TestClient) -> None:
     big = {"approve": False, "feedback": "x" * (2 * 1024 * 1024)}
     assert client.post(f"/jobs/{job}/review", headers=ANA, json=big).status_code == 413
     assert client.post("/session", json={"token": "t" * (2 * 1024 * 1024)}).status_code == 413
+
+
+def test_a_script_rewriting_job_json_cannot_give_the_job_away(client: TestClient, tmp_path: Path) -> None:
+    job_id = submit(client).json()["id"]
+    status_path = tmp_path / "artifacts" / job_id / "job.json"
+    forged = job_json(tmp_path / "artifacts" / job_id) | {"owner": "ben"}
+    status_path.write_text(json.dumps(forged), encoding="utf-8")  # what a hostile script could do
+    assert client.get(f"/jobs/{job_id}", headers=BEN).status_code == 404
+    assert client.get("/jobs", headers=BEN).json() == {"jobs": []}
+    assert client.get(f"/jobs/{job_id}", headers=ANA).status_code == 200

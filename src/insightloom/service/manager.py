@@ -23,6 +23,7 @@ from fastapi import HTTPException
 from ..config import PROVIDERS, Settings, resolve_auto_provider
 from ..errors import InsightloomError
 from ..events import TERMINAL_KINDS
+from ..fileio import write_text_atomic
 from ..joblock import LOCK_FILE, JobLocked, lock_alive
 from ..jobs import JobFolder, iter_jobs, read_json
 from ..runtime import JobRuntime
@@ -34,6 +35,7 @@ from .sse import EventHub
 from .uploads import Upload
 
 logger = logging.getLogger(__name__)
+OWNERS_DIR = ".owners"
 
 JOB_ID = re.compile(r"\d{8}T\d{6}Z-[0-9a-f]{12}")
 MAX_REQUEST_CHARS = 20_000
@@ -106,20 +108,32 @@ class JobManager:
             raise not_found()
         return self.root / job_id
 
+    def owner_of(self, job_id: str) -> str | None:
+        """Who submitted a job, from the owners folder beside the jobs.
+
+        Not from job.json: analysis scripts may write anywhere in their own job folder, never in the artifacts root.
+        """
+        try:
+            return (self.root / OWNERS_DIR / job_id).read_text(encoding="utf-8").strip() or None
+        except OSError:
+            return None
+
+    def record_owner(self, job_id: str, user: str) -> None:
+        write_text_atomic(self.root / OWNERS_DIR / job_id, user + "\n")
+
     def owned(self, job_id: str, user: str) -> dict[str, Any]:
         """``job.json`` of a job that belongs to ``user``; anyone else's job is answered as missing (404)."""
+        if self.owner_of(self.job_dir(job_id).name) != user:
+            raise not_found()
         try:
-            status = read_json(self.job_dir(job_id) / "job.json")
+            return read_json(self.job_dir(job_id) / "job.json")
         except (OSError, ValueError):
             raise not_found() from None
-        if status.get("owner") != user:
-            raise not_found()
-        return status
 
     def list_jobs(self, user: str) -> list[dict[str, Any]]:
         jobs = []
         for folder, status in iter_jobs(self.root):
-            if JOB_ID.fullmatch(folder.name) and status.get("owner") == user:
+            if JOB_ID.fullmatch(folder.name) and self.owner_of(folder.name) == user:
                 keys = ("id", "status", "stage", "created_at")
                 jobs.append({**{k: status.get(k) for k in keys}, "request": _request_text(folder)[:200]})
         return sorted(jobs, key=lambda j: j["created_at"] or "", reverse=True)
@@ -208,7 +222,8 @@ class JobManager:
             rt = create_job(
                 JobOptions(inputs=inputs, request=request, settings=settings, columns_file=columns, cwd=self.cwd), job
             )
-            rt.job.update(owner=user, auto_approve=auto_approve)
+            self.record_owner(job.id, user)
+            rt.job.update(owner=user, auto_approve=auto_approve)  # shown to people; ownership is the owners folder
         except BaseException:
             shutil.rmtree(job.root, ignore_errors=True)
             raise
@@ -333,7 +348,7 @@ class JobManager:
         """
         resumed, waiting = [], []
         for folder, status in iter_jobs(self.root):
-            if not JOB_ID.fullmatch(folder.name) or "owner" not in status:
+            if not JOB_ID.fullmatch(folder.name) or self.owner_of(folder.name) is None:
                 continue
             if status["status"] in ACTIVE and not lock_alive(folder):
                 self._enqueue(WorkItem(folder.name, "resume"))

@@ -27,7 +27,7 @@ _NA_VALUES = ["", "NA", "N/A", "n/a", "NaN", "nan", "NULL", "null", "None", "#N/
 _SNIFF_CHARS = 64 * 1024
 _MAX_HEADER_ROWS = 5
 _BODY_SAMPLE = 200
-_LINE_RE = re.compile(r"(?:line|row) (\d+)")
+_LINE_RE = re.compile(r"(line|row) (\d+)")
 
 
 @dataclass
@@ -112,7 +112,8 @@ def sniff_delimiter(sample: str) -> str:
 
 def _malformed_message(path: Path, detail: str, delimiter: str) -> str:
     match = _LINE_RE.search(detail)
-    where = f" at line {match.group(1)}" if match else ""
+    # pandas counts "line N" from 1 but "row N" (an unterminated quote) from 0.
+    where = f" at line {int(match.group(2)) + (match.group(1) == 'row')}" if match else ""
     reason = detail.split("C error: ")[-1].strip()
     return f"{path}: malformed CSV{where} (delimiter {delimiter!r}): {reason}."
 

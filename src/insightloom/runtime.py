@@ -47,7 +47,6 @@ class JobRuntime:
     cwd: Path = field(default_factory=Path.cwd)
     handoff: str | None = None
     audits: int = 0
-    last_verdict: str | None = None
     cancel: threading.Event = field(default_factory=threading.Event)
     extras: dict[str, Any] = field(default_factory=dict)
 

@@ -9,7 +9,6 @@ final text goes back, wrapped in RESPONSE_FORMAT, and shared_state is saved afte
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from typing import Any
 
 from strands import tool
@@ -124,5 +123,3 @@ def make_agent_tool(role: str, rt: JobRuntime) -> AgentTool:
 def make_agent_tools(rt: JobRuntime) -> list[AgentTool]:
     return [make_agent_tool(role, rt) for role in TOOL_AGENT_ROLES]
 
-
-AgentToolFactory = Callable[[str, JobRuntime], AgentTool]

@@ -156,8 +156,3 @@ def count_request(
 ) -> int:
     """Tokens a whole request sends: the sum over its blocks (no safety margin)."""
     return sum(block.tokens for block in request_blocks(messages, tool_specs, system_prompt, system_prompt_content))
-
-
-def count_messages(messages: Sequence[Mapping[str, Any]]) -> int:
-    """Tokens of messages alone (what Strands asks for when it estimates only the newest turns)."""
-    return count_request(messages)

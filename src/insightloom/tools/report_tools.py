@@ -74,7 +74,6 @@ def make_audit_report(rt: JobRuntime) -> AgentTool:
             return tool_error("final_report.docx does not exist yet. Fix: the Reporter must render the report first.")
         result = run_audit(rt.root, retry_count=rt.audits, max_retries=rt.settings.max_reporter_retries)
         rt.audits += 1
-        rt.last_verdict = result.verdict
         rt.job.update(audits=rt.audits)
         return f"Verdict: {result.verdict}\n{result.to_text()}"
 

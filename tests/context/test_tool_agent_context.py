@@ -6,8 +6,6 @@ import json
 import re
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
 import pytest
 
 from insightloom.agents import factory
@@ -16,6 +14,7 @@ from insightloom.context.tokens import block_text, count_tokens
 from insightloom.models.offline import OfflineModel
 from insightloom.plan import parse_plan
 from insightloom.workflow import AutoApprove, JobOptions, run_job
+from small_sales import write_small_sales_csv
 
 pytestmark = pytest.mark.e2e
 CLUE_BUDGET = 250
@@ -38,17 +37,7 @@ class RecordingModel(OfflineModel):
 
 @pytest.fixture
 def recorded_job(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, dict[str, RecordingModel]]:
-    rng = np.random.default_rng(5)
-    frame = pd.DataFrame(
-        {
-            "date": pd.date_range("2025-01-01", periods=120, freq="D").strftime("%Y-%m-%d"),
-            "region": rng.choice(["North", "South", "East"], 120),
-            "channel": rng.choice(["Web", "Store"], 120),
-            "units": rng.integers(1, 20, 120),
-            "revenue": rng.integers(100, 2000, 120),
-        }
-    )
-    frame.to_csv(tmp_path / "sales.csv", index=False)
+    write_small_sales_csv(tmp_path / "sales.csv", rows=120, seed=5)
     models: dict[str, RecordingModel] = {}
 
     def make_model(spec, role, settings):

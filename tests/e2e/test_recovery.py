@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 from scripted import ScriptedModel
@@ -15,25 +14,14 @@ from insightloom.config import Settings
 from insightloom.models.offline import OfflineModel
 from insightloom.models.offline.conversation import Reply
 from insightloom.workflow import AutoApprove, JobOptions, run_job
+from small_sales import write_small_sales_csv
 
 pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture
 def small_csv(tmp_path: Path) -> Path:
-    rng = np.random.default_rng(3)
-    frame = pd.DataFrame(
-        {
-            "date": pd.date_range("2025-01-01", periods=90, freq="D").strftime("%Y-%m-%d"),
-            "region": rng.choice(["North", "South", "East"], 90),
-            "channel": rng.choice(["Web", "Store"], 90),
-            "units": rng.integers(1, 20, 90),
-            "revenue": rng.integers(100, 2000, 90),
-        }
-    )
-    path = tmp_path / "sales.csv"
-    frame.to_csv(path, index=False)
-    return path
+    return write_small_sales_csv(tmp_path / "sales.csv", rows=90, seed=3)
 
 
 def run_with(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, csv: Path, role: str, script: list) -> tuple:

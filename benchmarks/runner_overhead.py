@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
-from insightloom.execution import ColdRunner, Limits, WarmRunner  # noqa: E402
+from insightloom.execution import ColdRunner, Limits, WarmRunner
 
 logger = logging.getLogger(__name__)
 

@@ -26,9 +26,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
-from insightloom.config import Settings  # noqa: E402
-from insightloom.service import ServiceConfig, ThreadedServer, create_app  # noqa: E402
-from insightloom.service.client import ServiceClient  # noqa: E402
+from insightloom.config import Settings
+from insightloom.service import ServiceConfig, ThreadedServer, create_app
+from insightloom.service.client import ServiceClient
 
 logger = logging.getLogger(__name__)
 

@@ -74,8 +74,10 @@ def build_job(job: Path, rows: int, calcs: int) -> None:
     )
     (job / "cache").mkdir(parents=True)
     frame.to_parquet(job / "cache" / "sales.parquet", index=False)
-    profile = {"tables": [{"view": "sales", "file": "sales.csv", "parquet": "cache/sales.parquet"}],
-               "aliases": {"data": "sales"}}
+    profile = {
+        "tables": [{"view": "sales", "file": "sales.csv", "parquet": "cache/sales.parquet"}],
+        "aliases": {"data": "sales"},
+    }
     (job / "cache" / "profile.json").write_text(json.dumps(profile), encoding="utf-8")
     cells = frame.groupby(["category", "quantity"])["amount"].agg(total="sum", rows="size")
     grand_total = int(frame["amount"].sum())

@@ -23,9 +23,9 @@ from celery import Celery
 from insightloom.config import load_settings
 from insightloom.joblock import lock_alive
 from insightloom.service import ServiceConfig, WorkItem, create_app
-from insightloom.service.config import check_binding
 from insightloom.service.manager import JobManager
 from insightloom.service.server import build_server
+from insightloom.service.service_settings import check_binding
 
 logger = logging.getLogger(__name__)
 

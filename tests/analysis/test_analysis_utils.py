@@ -160,7 +160,7 @@ def test_generated_utils_module_reexports_explicitly() -> None:
     compile(source, "coder_analysis_utils.py", "exec")
     assert "import *" not in source
     namespace: dict = {}
-    exec(source, namespace)  # noqa: S102 - our own generated source
+    exec(source, namespace)
     for name in ("load_df", "to_python_type", "track_calculation", "save_calculation_metadata", "append_result",
                  "save_chart"):  # fmt: skip
         assert name in namespace["__all__"] and callable(namespace[name])

@@ -7,11 +7,11 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pytest  # noqa: E402
+import matplotlib.pyplot as plt
+import pytest
 
-from insightloom.analysis_utils.charts import compact_number, save_chart  # noqa: E402
-from insightloom.fonts import find_cjk_font  # noqa: E402
+from insightloom.analysis_utils.charts import compact_number, save_chart
+from insightloom.fonts import find_cjk_font
 
 
 def test_korean_tick_labels_use_the_cjk_font(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -14,7 +14,7 @@ from insightloom.models.offline.analyst import (
     revise_plan,
     script_for,
 )
-from insightloom.models.offline.analyst.naming import slug, slug_map
+from insightloom.models.offline.analyst.calc_ids import slug, slug_map
 from insightloom.plan import parse_plan, plan_problems
 
 

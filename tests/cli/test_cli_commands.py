@@ -17,8 +17,21 @@ from shared_paths import DATA
 def finished_job(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("cli")
     data = DATA / "yummy-food"
-    result = CliRunner().invoke(app, ["run", str(data), "-r", "Analyze this data and write a DOCX report",
-                                      "--provider", "offline", "--yes", "-q", "--job-dir", str(root / "job")])
+    result = CliRunner().invoke(
+        app,
+        [
+            "run",
+            str(data),
+            "-r",
+            "Analyze this data and write a DOCX report",
+            "--provider",
+            "offline",
+            "--yes",
+            "-q",
+            "--job-dir",
+            str(root / "job"),
+        ],
+    )
     assert result.exit_code == 0, result.stderr
     assert result.stdout.strip().splitlines()[-1] == str((root / "job").resolve())
     return root / "job"

@@ -45,7 +45,7 @@ def test_other_host_lock_lives_while_its_heartbeat_is_fresh(tmp_path: Path) -> N
         assert json.loads((tmp_path / LOCK_FILE).read_text())["pid"] == os.getpid()
 
 
-@pytest.mark.parametrize("junk", ["[]", "", "{\"pid\": \"x\"}", "null", "{\"heartbeat\": [1]}"])
+@pytest.mark.parametrize("junk", ["[]", "", '{"pid": "x"}', "null", '{"heartbeat": [1]}'])
 def test_a_scribbled_lock_is_stale_not_a_crash(tmp_path: Path, junk: str) -> None:
     (tmp_path / LOCK_FILE).write_text(junk, encoding="utf-8")
     assert not lock_alive(tmp_path)

@@ -17,8 +17,14 @@ pytestmark = pytest.mark.e2e
 def test_ctrl_c_mid_run_cancels_and_keeps_files(tmp_path: Path) -> None:
     job = tmp_path / "job"
     env = {k: v for k, v in os.environ.items() if not k.startswith("INSIGHTLOOM_")}
-    proc = subprocess.Popen([sys.executable, "-m", "insightloom", "demo", "--job-dir", str(job)], cwd=tmp_path,
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "insightloom", "demo", "--job-dir", str(job)],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         for line in proc.stderr:  # progress lines: wait (without sleeping) until the Coder is at work
             if "coder started" in line:

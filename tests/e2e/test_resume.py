@@ -17,6 +17,7 @@ from shared_paths import DATA
 pytestmark = pytest.mark.e2e
 MOON = DATA / "moon-market-en"
 
+
 def test_killed_job_resumes_without_lost_or_duplicated_calculations(tmp_path: Path) -> None:
     job = tmp_path / "job"
     child = run_crashing_job(MOON, artifacts=tmp_path / "artifacts", job_dir=job)

@@ -13,7 +13,7 @@ try:
 except ImportError:  # running from a checkout without an editable install
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
 
-from insightloom.execution import ColdRunner, WarmRunner  # noqa: E402
+from insightloom.execution import ColdRunner, WarmRunner
 
 #: warm = fork server (one fork, pid namespace); warm-sweep = fork server forced onto the per-run supervisor
 #: (subreaper + descendant sweep, what non-root hosts get); cold = fresh interpreter.

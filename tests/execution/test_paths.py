@@ -34,8 +34,9 @@ def test_absolute_path_inside_code_is_allowed(job: Path) -> None:
     assert resolve_script_path(job, str(inside)) == inside
 
 
-@pytest.mark.parametrize("given", ["../../x.py", "../x.py", "code/../../x.py", "steps/../../x.py", "/tmp/x.py",
-                                   "/etc/passwd.py"])
+@pytest.mark.parametrize(
+    "given", ["../../x.py", "../x.py", "code/../../x.py", "steps/../../x.py", "/tmp/x.py", "/etc/passwd.py"]
+)
 def test_escapes_are_refused(job: Path, given: str) -> None:
     with pytest.raises(BadInputError) as info:
         resolve_script_path(job, given)

@@ -27,13 +27,17 @@ _REPORT = isolation_report()
 def test_script_runs_as_main_in_job_folder_with_code_on_path(runner, make_job, write_script) -> None:
     job = make_job()
     write_script(job, "helper.py", "VALUE = 7\n")
-    script = write_script(job, "main.py", (
-        "import os, sys, helper\n"
-        "print(__name__, helper.VALUE, os.getcwd() == os.environ['INSIGHTLOOM_JOB_DIR'])\n"
-        "print('job', os.environ['INSIGHTLOOM_JOB_DIR'])\n"
-        "print('backend', os.environ['MPLBACKEND'])\n"
-        "print('argv0', sys.argv[0])\n"
-    ))
+    script = write_script(
+        job,
+        "main.py",
+        (
+            "import os, sys, helper\n"
+            "print(__name__, helper.VALUE, os.getcwd() == os.environ['INSIGHTLOOM_JOB_DIR'])\n"
+            "print('job', os.environ['INSIGHTLOOM_JOB_DIR'])\n"
+            "print('backend', os.environ['MPLBACKEND'])\n"
+            "print('argv0', sys.argv[0])\n"
+        ),
+    )
     result = runner.run(script, job, FAST)
     assert result.status == "ok", result.stderr
     assert "__main__ 7 True" in result.stdout
@@ -44,11 +48,17 @@ def test_script_runs_as_main_in_job_folder_with_code_on_path(runner, make_job, w
 
 def test_no_variable_survives_between_scripts(runner, make_job, write_script) -> None:
     job = make_job()
-    first = write_script(job, "a.py", (
-        "import builtins, json\nLEAK = 42\njson.leaked = True\nbuiltins.LEAKED = 1\nprint('set')\n"))
-    second = write_script(job, "b.py", (
-        "import builtins, json\n"
-        "print('leak', globals().get('LEAK'), hasattr(json, 'leaked'), hasattr(builtins, 'LEAKED'))\n"))
+    first = write_script(
+        job, "a.py", ("import builtins, json\nLEAK = 42\njson.leaked = True\nbuiltins.LEAKED = 1\nprint('set')\n")
+    )
+    second = write_script(
+        job,
+        "b.py",
+        (
+            "import builtins, json\n"
+            "print('leak', globals().get('LEAK'), hasattr(json, 'leaked'), hasattr(builtins, 'LEAKED'))\n"
+        ),
+    )
     assert runner.run(first, job, FAST).status == "ok"
     result = runner.run(second, job, FAST)
     assert "leak None False False" in result.stdout
@@ -156,8 +166,9 @@ def test_file_size_cap(runner, make_job, write_script) -> None:
 
 def test_ten_megabytes_of_output_are_cut_to_head_and_tail(runner, make_job, write_script) -> None:
     job = make_job()
-    script = write_script(job, "loud.py", (
-        "import sys\nsys.stdout.write('HEAD-MARK\\n' + 'x' * 10_000_000 + '\\nTAIL-MARK\\n')\n"))
+    script = write_script(
+        job, "loud.py", ("import sys\nsys.stdout.write('HEAD-MARK\\n' + 'x' * 10_000_000 + '\\nTAIL-MARK\\n')\n")
+    )
     result = runner.run(script, job, Limits(timeout_s=30, max_output_bytes=200_000))
     assert result.status == "output_cut"
     assert result.stdout.startswith("HEAD-MARK") and result.stdout.rstrip().endswith("TAIL-MARK")
@@ -170,9 +181,14 @@ def test_ten_megabytes_of_output_are_cut_to_head_and_tail(runner, make_job, writ
 
 def test_new_files_are_listed_relative_to_the_job(runner, make_job, write_script) -> None:
     job = make_job()
-    script = write_script(job, "files.py", (
-        "import os\nos.makedirs('charts', exist_ok=True)\n"
-        "open('charts/c.png', 'wb').write(b'png')\nopen('result.csv', 'w').write('a\\n1\\n')\n"))
+    script = write_script(
+        job,
+        "files.py",
+        (
+            "import os\nos.makedirs('charts', exist_ok=True)\n"
+            "open('charts/c.png', 'wb').write(b'png')\nopen('result.csv', 'w').write('a\\n1\\n')\n"
+        ),
+    )
     result = runner.run(script, job, FAST)
     assert result.new_files == ["charts/c.png", "result.csv"]
 
@@ -189,9 +205,14 @@ def test_script_outside_code_is_refused_by_the_runner(runner, make_job, tmp_path
 def test_writes_outside_the_job_folder_are_denied(runner, make_job, tmp_path: Path, write_script) -> None:
     job = make_job()
     target = tmp_path / "escape.txt"
-    script = write_script(job, "escape.py", (
-        f"try:\n    open({str(target)!r}, 'w').write('x')\n    print('WROTE')\n"
-        "except OSError as exc:\n    print('denied', exc.errno)\n"))
+    script = write_script(
+        job,
+        "escape.py",
+        (
+            f"try:\n    open({str(target)!r}, 'w').write('x')\n    print('WROTE')\n"
+            "except OSError as exc:\n    print('denied', exc.errno)\n"
+        ),
+    )
     result = runner.run(script, job, FAST)
     assert "denied" in result.stdout
     assert not target.exists()
@@ -203,10 +224,15 @@ def test_no_network_even_to_a_local_listener(runner, make_job, write_script) -> 
     listener = socket.create_server(("127.0.0.1", 0))
     port = listener.getsockname()[1]
     try:
-        script = write_script(job, "net.py", (
-            "import socket\ntry:\n"
-            f"    socket.create_connection(('127.0.0.1', {port}), timeout=3)\n    print('CONNECTED')\n"
-            "except OSError as exc:\n    print('blocked', exc.errno)\n"))
+        script = write_script(
+            job,
+            "net.py",
+            (
+                "import socket\ntry:\n"
+                f"    socket.create_connection(('127.0.0.1', {port}), timeout=3)\n    print('CONNECTED')\n"
+                "except OSError as exc:\n    print('blocked', exc.errno)\n"
+            ),
+        )
         result = runner.run(script, job, FAST)
     finally:
         listener.close()
@@ -286,11 +312,16 @@ def test_get_runner_is_shared_and_rejects_unknown_modes() -> None:
 
 def test_isolation_report_names_each_feature() -> None:
     names = [name for name, _active_flag, _detail in _REPORT]
-    for expected in ("process-tree kill", "pid namespace", "network namespace", "Landlock: writes", "cgroup v2",
-                     "bubblewrap"):
+    for expected in (
+        "process-tree kill",
+        "pid namespace",
+        "network namespace",
+        "Landlock: writes",
+        "cgroup v2",
+        "bubblewrap",
+    ):
         assert any(name.startswith(expected) for name in names), expected
     assert all(isinstance(active, bool) and detail for _n, active, detail in _REPORT)
-
 
 
 def test_child_inherits_no_descriptors_from_the_runner(runner, make_job, write_script) -> None:

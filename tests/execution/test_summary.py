@@ -9,7 +9,12 @@ from insightloom.execution.limits import head_tail, human_mb
 def test_limits_defaults_match_the_contract() -> None:
     limits = Limits()
     assert (limits.timeout_s, limits.memory_mb, limits.cpu_s, limits.output_chars, limits.file_size_mb) == (
-        120, 4096, 300, 1500, 512)
+        120,
+        4096,
+        300,
+        1500,
+        512,
+    )
 
 
 def test_head_tail_keeps_both_ends_and_counts_the_cut() -> None:
@@ -37,7 +42,8 @@ def _result(**kw: object) -> RunResult:
 
 def test_summary_has_status_duration_lines_and_files() -> None:
     text = _result(stdout="answer 42\n", new_files=["charts/a.png", "out.csv"]).summary(
-        lines_written=12, script="/jobs/j1/code/step_1.py")
+        lines_written=12, script="/jobs/j1/code/step_1.py"
+    )
     assert "code/step_1.py (12 lines)" in text
     assert "Status: ok (exit code 0) in 0.50 s" in text
     assert "answer 42" in text
@@ -65,6 +71,5 @@ def test_summary_never_echoes_script_text() -> None:
 
 
 def test_killed_reason_is_reported_in_words() -> None:
-    text = _result(exit_code=-9, status="timeout", killed_reason="killed after 30 s timeout").summary(
-        lines_written=2)
+    text = _result(exit_code=-9, status="timeout", killed_reason="killed after 30 s timeout").summary(lines_written=2)
     assert "killed after 30 s timeout" in text

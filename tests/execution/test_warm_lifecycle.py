@@ -59,19 +59,22 @@ def _is_zombie_or_gone(pid: int) -> bool:
         return True
 
 
-
 def test_scripts_die_with_a_killed_server(make_job, write_script) -> None:
     """No script may outlive its supervisor: nobody would enforce its clock any more."""
     job = make_job()
     fifo = job / "started.fifo"
     os.mkfifo(fifo)
     # /proc/self names the host pid even inside a pid namespace; exec keeps that pid.
-    script = write_script(job, "long.py", (
-        "import os\n"
-        f"with open({str(fifo)!r}, 'w') as fh:\n"
-        "    fh.write(os.readlink('/proc/self'))\n"
-        "os.execvp('sleep', ['sleep', '1000'])\n"
-    ))
+    script = write_script(
+        job,
+        "long.py",
+        (
+            "import os\n"
+            f"with open({str(fifo)!r}, 'w') as fh:\n"
+            "    fh.write(os.readlink('/proc/self'))\n"
+            "os.execvp('sleep', ['sleep', '1000'])\n"
+        ),
+    )
     runner = WarmRunner()
     results: list = []
     thread = threading.Thread(target=lambda: results.append(runner.run(script, job, Limits(timeout_s=60))))

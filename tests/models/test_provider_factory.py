@@ -40,8 +40,13 @@ def test_unresolved_auto_is_a_config_error() -> None:
 def test_offline_and_bedrock_models_build_without_network() -> None:
     offline = make_model(AgentModelSpec(provider="offline", max_tokens=321), "tracker", Settings())
     assert isinstance(offline, OfflineModel) and offline.get_config()["max_tokens"] == 321
-    bedrock = make_model(AgentModelSpec(provider="bedrock", model_id="us.anthropic.claude-x", max_tokens=99,
-                                        params={"temperature": 0.2}), "coder", Settings())
+    bedrock = make_model(
+        AgentModelSpec(
+            provider="bedrock", model_id="us.anthropic.claude-x", max_tokens=99, params={"temperature": 0.2}
+        ),
+        "coder",
+        Settings(),
+    )
     config = bedrock.get_config()
     assert config["model_id"] == "us.anthropic.claude-x" and config["max_tokens"] == 99
     assert config["temperature"] == 0.2 and "stop_sequences" not in config

@@ -17,16 +17,30 @@ from shared_paths import REPO
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
     # No build isolation and no deps: the build uses the installed hatchling and needs no network.
-    subprocess.run([sys.executable, "-m", "pip", "wheel", str(REPO), "--no-deps", "--no-build-isolation", "-q",
-                    "-w", str(out)], check=True, capture_output=True, timeout=300)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", str(REPO), "--no-deps", "--no-build-isolation", "-q", "-w", str(out)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     return next(out.glob("insightloom-*.whl"))
 
 
 def test_wheel_contains_prompts_and_skills(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     prompts = {n for n in names if n.startswith("insightloom/prompts/") and n.endswith(".md")}
-    roles = ("coordinator", "planner", "planner_revise", "supervisor", "coder", "validator", "reporter", "tracker",
-             "auditor", "summarization")
+    roles = (
+        "coordinator",
+        "planner",
+        "planner_revise",
+        "supervisor",
+        "coder",
+        "validator",
+        "reporter",
+        "tracker",
+        "auditor",
+        "summarization",
+    )
     assert {f"insightloom/prompts/{r}.md" for r in roles} <= prompts
     skills = {n.split("/")[2] for n in names if n.startswith("insightloom/builtin_skills/") and n.endswith("SKILL.md")}
     assert len(skills) >= 3

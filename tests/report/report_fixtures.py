@@ -36,16 +36,22 @@ def build_job(job: Path, *, korean: bool = False) -> Path:
     frame = pd.DataFrame({"region": [regions[i % 2] for i in range(10)], "amount": [1_642_000 + i for i in range(10)]})
     (job / "cache").mkdir(parents=True)
     frame.to_parquet(job / "cache" / "sales.parquet", index=False)
-    profile = {"tables": [{"view": "sales", "file": "sales.csv", "parquet": "cache/sales.parquet"}],
-               "aliases": {"data": "sales"}}
+    profile = {
+        "tables": [{"view": "sales", "file": "sales.csv", "parquet": "cache/sales.parquet"}],
+        "aliases": {"data": "sales"},
+    }
     (job / "cache" / "profile.json").write_text(json.dumps(profile), encoding="utf-8")
     total = int(frame["amount"].sum())
     share = float(frame.loc[frame["region"] == regions[0], "amount"].sum() / total * 100)
     calcs = [
         _calc("total_revenue", total, "SELECT SUM(amount) FROM data", unit="KRW"),
         _calc("order_count", 10, "SELECT COUNT(*) FROM data", unit="count"),
-        _calc("top_share", share, f"SELECT 100.0 * SUM(amount) FILTER (WHERE region = '{regions[0]}') / SUM(amount) "
-              "FROM data", unit="%"),
+        _calc(
+            "top_share",
+            share,
+            f"SELECT 100.0 * SUM(amount) FILTER (WHERE region = '{regions[0]}') / SUM(amount) FROM data",
+            unit="%",
+        ),
         _calc("roas", 0.5123, "SELECT 0.5123", unit="ratio"),
         _calc("tampered", total + 100, "SELECT SUM(amount) FROM data", unit="KRW"),
         _calc("unchecked", 3, None, unit="count"),

@@ -34,8 +34,14 @@ def test_render_fills_values_and_markers(job: Path, schema) -> None:
     citations = json.loads((job / "citations.json").read_text(encoding="utf-8"))
     schema("citations", citations)
     ids = {c["calculation_id"]: c["citation_id"] for c in citations["citations"]}
-    assert ids == {"total_revenue": "[1]", "order_count": "[2]", "top_share": "[3]", "roas": "[4]",
-                   "tampered": None, "unchecked": None}
+    assert ids == {
+        "total_revenue": "[1]",
+        "order_count": "[2]",
+        "top_share": "[3]",
+        "roas": "[4]",
+        "tampered": None,
+        "unchecked": None,
+    }
     assert citations["metadata"]["cited_calculations"] == 4
     assert (job / "report.md").read_text(encoding="utf-8") == ENGLISH_MD
 

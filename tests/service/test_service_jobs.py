@@ -84,8 +84,6 @@ def test_a_job_awaiting_review_survives_a_server_restart(tmp_path: Path) -> None
         assert api.job(job_id)["status"] == "completed" and (root / job_id / "final_report.docx").is_file()
 
 
-
-
 def test_server_start_resumes_a_job_killed_mid_supervisor(tmp_path: Path) -> None:
     root = tmp_path / "artifacts"
     child = run_crashing_job(MOON_DIR, artifacts=root, owner="ana")

@@ -17,7 +17,7 @@ from insightloom.config import Settings
 from insightloom.errors import BadInputError
 from insightloom.service import ServiceConfig, run_server
 from insightloom.service.auth import COOKIE
-from insightloom.service.config import check_binding
+from insightloom.service.service_settings import check_binding
 
 
 @pytest.fixture

@@ -9,8 +9,8 @@ import pytest
 from insightloom.errors import ConfigError
 from insightloom.service import ServiceConfig
 from insightloom.service.auth import Authenticator
-from insightloom.service.config import is_loopback
-from insightloom.service.markdown import plan_html
+from insightloom.service.plan_html import plan_html
+from insightloom.service.service_settings import is_loopback
 from insightloom.service.uploads import safe_name
 
 

@@ -19,7 +19,12 @@ def _citations(job: Path) -> dict:
 def test_statuses_follow_checks(sales_job: Path) -> None:
     summary = validate_job(sales_job)
     assert set(summary.verified) == {
-        "total_revenue", "order_count", "north_share", "avg_order", "top_region", "first_day",
+        "total_revenue",
+        "order_count",
+        "north_share",
+        "avg_order",
+        "top_region",
+        "first_day",
     }
     assert set(summary.needs_review) == {"tampered_total", "bad_check", "many_rows", "two_columns", "no_rows"}
     assert summary.unverified == ["unchecked_medium", "unchecked_low"]

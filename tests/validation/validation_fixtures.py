@@ -62,8 +62,12 @@ def fixture_calcs(frame: pd.DataFrame) -> list[dict[str, Any]]:
     return [
         calc("total_revenue", total, "SELECT SUM(amount) FROM data", unit="KRW"),
         calc("order_count", len(frame), "SELECT COUNT(*) FROM sales;", unit="count"),
-        calc("north_share", round(float(north), 3), "SELECT 100.0 * SUM(amount) FILTER (WHERE region = 'North') "
-             "/ SUM(amount) FROM data", unit="%"),
+        calc(
+            "north_share",
+            round(float(north), 3),
+            "SELECT 100.0 * SUM(amount) FILTER (WHERE region = 'North') / SUM(amount) FROM data",
+            unit="%",
+        ),
         calc("avg_order", float(frame["amount"].mean()), "SELECT AVG(amount) FROM data -- mean"),
         calc("top_region", "East", "SELECT region FROM data GROUP BY region ORDER BY SUM(amount) DESC LIMIT 1"),
         calc("first_day", "2025-01-01", "SELECT MIN(date) FROM data"),

@@ -10,7 +10,7 @@ import pytest
 # The scripted model lives with the e2e tests; reuse it rather than keep a second copy.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "e2e"))
 
-from verification_kit import sales_csv  # noqa: E402
+from verification_kit import sales_csv
 
 
 @pytest.fixture

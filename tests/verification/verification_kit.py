@@ -18,7 +18,7 @@ from insightloom.agents import factory
 from insightloom.config import Settings
 from insightloom.models.offline import OfflineModel
 from insightloom.models.offline.conversation import Conversation, Reply
-from insightloom.models.offline.roles.common import plan_items, standard_response
+from insightloom.models.offline.roles.role_helpers import plan_items, standard_response
 from insightloom.workflow import AutoApprove, JobOptions, JobOutcome, run_job
 
 REQUEST = "Analyze this sales data and write a report"

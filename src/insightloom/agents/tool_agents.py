@@ -22,7 +22,7 @@ from ..runtime import JobRuntime
 from ..state import RESPONSE_FORMAT
 from ..tools import make_bash_tool, make_file_read, make_update_plan
 from ..tools.report_tools import make_audit_report, make_render_report, make_validate_calculations
-from ..tools.results import tool_error
+from ..tools.tool_results import tool_error
 from ..tools.write_and_execute import make_write_and_execute
 from .factory import build_agent
 
@@ -101,7 +101,7 @@ def run_tool_agent(role: str, rt: JobRuntime, task: str) -> str:
 def make_agent_tool(role: str, rt: JobRuntime) -> AgentTool:
     """Expose one tool agent to the Supervisor, refusing calls made before earlier sections are done."""
 
-    def call(input: str) -> str | dict:  # noqa: A002 - the agents-as-tools input name
+    def call(input: str) -> str | dict:
         if rt.cancel.is_set():
             return tool_error("The job was cancelled. Stop and finish.")
         if role != "tracker":
@@ -122,4 +122,3 @@ def make_agent_tool(role: str, rt: JobRuntime) -> AgentTool:
 
 def make_agent_tools(rt: JobRuntime) -> list[AgentTool]:
     return [make_agent_tool(role, rt) for role in TOOL_AGENT_ROLES]
-

@@ -15,7 +15,7 @@ from insightloom.analysis_utils.calculations import (
 from insightloom.analysis_utils.charts import save_chart
 from insightloom.analysis_utils.jobdir import job_dir, load_df, read_profile
 from insightloom.analysis_utils.module import UTILS_FILENAME, generate_utils_module, write_utils_module
-from insightloom.analysis_utils.results import ResultSection, append_result, calc_refs, parse_results, read_results
+from insightloom.analysis_utils.result_notes import ResultSection, append_result, calc_refs, parse_results, read_results
 from insightloom.analysis_utils.verification import record_verification
 
 __all__ = [

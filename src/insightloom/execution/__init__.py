@@ -17,10 +17,10 @@ from pathlib import Path
 
 from insightloom.errors import ConfigError
 from insightloom.execution.cold import ColdRunner
-from insightloom.execution.common import ScriptRunner
 from insightloom.execution.isolation import isolation_report
 from insightloom.execution.limits import Limits, RunResult
-from insightloom.execution.paths import resolve_script_path
+from insightloom.execution.runner_base import ScriptRunner
+from insightloom.execution.script_paths import resolve_script_path
 from insightloom.execution.warm import WarmRunner
 
 logger = logging.getLogger(__name__)

@@ -194,7 +194,7 @@ def run_prepared(spec: dict, notes: list[str]) -> int:
         code = 0
     except SystemExit as exc:
         code = _exit_code(exc.code)
-    except BaseException as exc:  # noqa: BLE001 - report every script failure as a traceback, like python would
+    except BaseException as exc:
         _print_script_traceback(exc)
         code = 1
     _finish_threads()
@@ -204,8 +204,10 @@ def run_prepared(spec: dict, notes: list[str]) -> int:
 def _print_script_traceback(exc: BaseException) -> None:
     """Print the traceback without the runner's own frames (they are noise in the model's context)."""
     tb = exc.__traceback__
-    while tb is not None and (tb.tb_frame.f_code.co_filename in (__file__, "<frozen runpy>")
-                              or tb.tb_frame.f_code.co_filename.endswith("runpy.py")):
+    while tb is not None and (
+        tb.tb_frame.f_code.co_filename in (__file__, "<frozen runpy>")
+        or tb.tb_frame.f_code.co_filename.endswith("runpy.py")
+    ):
         tb = tb.tb_next
     traceback.print_exception(type(exc), exc, tb)
 
@@ -225,7 +227,7 @@ def _finish_threads() -> None:
         import threading
 
         threading._shutdown()  # type: ignore[attr-defined]
-    except Exception:  # noqa: BLE001 - shutdown is best effort; the supervisor still cleans up
+    except Exception:
         pass
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):

@@ -190,8 +190,12 @@ def _add_path_rule(ruleset_fd: int, path: str, rights: int) -> str | None:
         return f"cannot open {path} for a Landlock rule: {exc.strerror}"
     try:
         rule = _PathBeneathAttr(allowed_access=rights, parent_fd=fd)
-        if _libc().syscall(_SYS_LANDLOCK_ADD_RULE, ctypes.c_int(ruleset_fd), _LANDLOCK_RULE_PATH_BENEATH,
-                           ctypes.byref(rule), 0) != 0:
+        if (
+            _libc().syscall(
+                _SYS_LANDLOCK_ADD_RULE, ctypes.c_int(ruleset_fd), _LANDLOCK_RULE_PATH_BENEATH, ctypes.byref(rule), 0
+            )
+            != 0
+        ):
             return f"landlock_add_rule({path}) failed: {_errno_text()}"
     finally:
         os.close(fd)

@@ -267,7 +267,7 @@ class Spare:
         try:
             data = json.dumps(spec).encode()
             while data:
-                data = data[os.write(self.spec_w, data):]
+                data = data[os.write(self.spec_w, data) :]
             os.close(self.spec_w)
             self.spec_w = -1
             return True
@@ -294,7 +294,7 @@ def _spare_entry(spec_r: int, out_w: int, err_w: int, status_w: int, *, network:
         notes = prepare_generic(out_w, err_w, status_w, spec_r, network=network)
         spec = read_spec()
         code = run_prepared(spec, notes) if spec else 0  # no spec: the server went away first
-    except BaseException:  # noqa: BLE001 - setup failed before the script ran
+    except BaseException:
         traceback.print_exc()
     finally:
         os._exit(code)
@@ -380,7 +380,7 @@ def main() -> int:
         spec = json.loads(sys.stdin.read())
         try:
             result = supervise(spec)
-        except BaseException:  # noqa: BLE001 - turn any supervisor failure into a reportable result
+        except BaseException:
             result = {"runner_error": traceback.format_exc()}
     sys.stdout.write(json.dumps(result))
     sys.stdout.flush()

@@ -52,7 +52,7 @@ def preload() -> list[str]:
     for name in PRELOAD:
         try:
             __import__(name)
-        except Exception as exc:  # noqa: BLE001 - a missing optional module must not stop the server
+        except Exception as exc:
             failed.append(f"{name} ({type(exc).__name__}: {exc})")
     if "matplotlib.pyplot" in sys.modules:
         import matplotlib
@@ -245,10 +245,10 @@ class _Server:
             os.dup2(devnull, 0)
             try:
                 result = _sandbox.supervise(spec)
-            except BaseException:  # noqa: BLE001 - report, never hang the host
+            except BaseException:
                 result = {"runner_error": traceback.format_exc()}
             _send(conn, result)
-        except BaseException:  # noqa: BLE001
+        except BaseException:
             code = 1
         finally:
             os._exit(code)

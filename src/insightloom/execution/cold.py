@@ -15,7 +15,8 @@ import sys
 import time
 from pathlib import Path
 
-from insightloom.execution.common import (
+from insightloom.execution.limits import Limits, RunResult
+from insightloom.execution.runner_base import (
     HOST_GRACE_S,
     build_spec,
     child_env,
@@ -26,8 +27,7 @@ from insightloom.execution.common import (
     snapshot,
     to_result,
 )
-from insightloom.execution.limits import Limits, RunResult
-from insightloom.execution.paths import ensure_inside_code
+from insightloom.execution.script_paths import ensure_inside_code
 
 logger = logging.getLogger(__name__)
 
@@ -61,9 +61,13 @@ class ColdRunner:
         return to_result(raw, limits, duration_s=duration, new_files=new_files, runner=self.name)
 
     def _supervise(self, spec: dict, limits: Limits, run_dir: str) -> dict:
-        proc = subprocess.Popen(  # noqa: S603 - fixed argv, never a shell
-            [self.python, str(SANDBOX_FILE)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, env=child_env(), cwd=run_dir,
+        proc = subprocess.Popen(
+            [self.python, str(SANDBOX_FILE)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=child_env(),
+            cwd=run_dir,
         )
         try:
             out, err = proc.communicate(json.dumps(spec).encode(), timeout=limits.timeout_s + HOST_GRACE_S)

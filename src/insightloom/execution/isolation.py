@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from insightloom.execution.common import child_env
+from insightloom.execution.runner_base import child_env
 
 logger = logging.getLogger(__name__)
 
@@ -25,8 +25,11 @@ _CGROUP_ROOTS = ("/sys/fs/cgroup", "/sys/fs/cgroup/unified")
 def _probe() -> dict:
     """Run ``_sandbox.py --probe`` in a fresh interpreter: namespaces are entered there, not in the host."""
     try:
-        done = subprocess.run(  # noqa: S603 - fixed argv, never a shell
-            [sys.executable, str(_SANDBOX_FILE), "--probe"], capture_output=True, timeout=30, env=child_env(),
+        done = subprocess.run(
+            [sys.executable, str(_SANDBOX_FILE), "--probe"],
+            capture_output=True,
+            timeout=30,
+            env=child_env(),
             check=False,
         )
         return json.loads(done.stdout.decode())
@@ -52,26 +55,67 @@ def isolation_report() -> list[tuple[str, bool, str]]:
     active = probe.get("active", {})
     abi = int(probe.get("landlock_abi", 0))
     rows: list[tuple[str, bool, str]] = []
-    rows.append(("process-tree kill (child subreaper)", bool(active.get("subreaper")),
-                 "orphaned and setsid'd descendants are re-parented to the run's supervisor and killed"
-                 if active.get("subreaper") else _note_for(probe, "subreaper") or "prctl unavailable"))
-    rows.append(("pid namespace per script", bool(active.get("pidns")),
-                 "everything a script spawns dies with it; scripts cannot see or signal other jobs' processes"
-                 if active.get("pidns") else f"unavailable ({_note_for(probe, 'pid namespace')}); subreaper only"))
-    rows.append(("network namespace (no network)", bool(active.get("netns")),
-                 "scripts run with only a down loopback interface" if active.get("netns")
-                 else f"unavailable ({_note_for(probe, 'network namespace')}); needs root or CAP_SYS_ADMIN"))
-    rows.append(("Landlock: writes only in the job folder", abi >= 1,
-                 f"Landlock ABI {abi}" if abi else "Landlock not available in this kernel: scripts may write anywhere"))
-    rows.append(("Landlock: TCP connect/bind denied", abi >= 4,
-                 "fallback network block when no network namespace" if abi >= 4 else "needs Landlock ABI >= 4"))
-    rows.append(("Landlock: signal scoping", abi >= 6,
-                 "scripts cannot signal the runner or other jobs" if abi >= 6 else "needs Landlock ABI >= 6"))
+    rows.append(
+        (
+            "process-tree kill (child subreaper)",
+            bool(active.get("subreaper")),
+            "orphaned and setsid'd descendants are re-parented to the run's supervisor and killed"
+            if active.get("subreaper")
+            else _note_for(probe, "subreaper") or "prctl unavailable",
+        )
+    )
+    rows.append(
+        (
+            "pid namespace per script",
+            bool(active.get("pidns")),
+            "everything a script spawns dies with it; scripts cannot see or signal other jobs' processes"
+            if active.get("pidns")
+            else f"unavailable ({_note_for(probe, 'pid namespace')}); subreaper only",
+        )
+    )
+    rows.append(
+        (
+            "network namespace (no network)",
+            bool(active.get("netns")),
+            "scripts run with only a down loopback interface"
+            if active.get("netns")
+            else f"unavailable ({_note_for(probe, 'network namespace')}); needs root or CAP_SYS_ADMIN",
+        )
+    )
+    rows.append(
+        (
+            "Landlock: writes only in the job folder",
+            abi >= 1,
+            f"Landlock ABI {abi}" if abi else "Landlock not available in this kernel: scripts may write anywhere",
+        )
+    )
+    rows.append(
+        (
+            "Landlock: TCP connect/bind denied",
+            abi >= 4,
+            "fallback network block when no network namespace" if abi >= 4 else "needs Landlock ABI >= 4",
+        )
+    )
+    rows.append(
+        (
+            "Landlock: signal scoping",
+            abi >= 6,
+            "scripts cannot signal the runner or other jobs" if abi >= 6 else "needs Landlock ABI >= 6",
+        )
+    )
     rows.append(("rlimits (memory, CPU time, file size)", _rlimits_ok(), "RLIMIT_AS, RLIMIT_CPU, RLIMIT_FSIZE"))
     rows.append(("cgroup v2", *_cgroup_v2()))
     bwrap = shutil.which("bwrap")
-    rows.append(("bubblewrap", False, f"found at {bwrap} but not used: the warm fork server cannot exec through it; "
-                 "Landlock confines writes instead" if bwrap else "not installed and not needed (Landlock is used)"))
+    rows.append(
+        (
+            "bubblewrap",
+            False,
+            f"found at {bwrap} but not used: the warm fork server cannot exec through it; "
+            "Landlock confines writes instead"
+            if bwrap
+            else "not installed and not needed (Landlock is used)",
+        )
+    )
     return rows
 
 

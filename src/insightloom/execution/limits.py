@@ -142,7 +142,7 @@ def _display_name(script: str | Path) -> str:
         return ""  # not a path: never echo script text
     path = Path(text)
     if "code" in path.parts:
-        return Path(*path.parts[path.parts.index("code"):]).as_posix()
+        return Path(*path.parts[path.parts.index("code") :]).as_posix()
     return path.name
 
 

@@ -22,7 +22,8 @@ import time
 from pathlib import Path
 
 from insightloom.execution.cold import ColdRunner
-from insightloom.execution.common import (
+from insightloom.execution.limits import Limits, RunResult
+from insightloom.execution.runner_base import (
     HOST_GRACE_S,
     build_spec,
     child_env,
@@ -34,8 +35,7 @@ from insightloom.execution.common import (
     to_result,
     warn_once,
 )
-from insightloom.execution.limits import Limits, RunResult
-from insightloom.execution.paths import ensure_inside_code
+from insightloom.execution.script_paths import ensure_inside_code
 
 logger = logging.getLogger(__name__)
 
@@ -68,8 +68,14 @@ class WarmRunner:
 
     name = "warm"
 
-    def __init__(self, *, python: str = sys.executable, isolate: dict | None = None,
-                 start_timeout_s: float = 120.0, max_restarts: int = 5) -> None:
+    def __init__(
+        self,
+        *,
+        python: str = sys.executable,
+        isolate: dict | None = None,
+        start_timeout_s: float = 120.0,
+        max_restarts: int = 5,
+    ) -> None:
         self.python = python
         self.isolate = isolate or default_isolation()
         self.start_timeout_s = start_timeout_s
@@ -186,10 +192,14 @@ class WarmRunner:
         argv = [self.python, "-m", "insightloom.execution._server", str(listener.fileno()), json.dumps(self.isolate)]
         try:
             with open(log_path, "wb") as log:
-                self._proc = subprocess.Popen(  # noqa: S603 - fixed argv, never a shell
+                self._proc = subprocess.Popen(
                     argv,
-                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, pass_fds=(listener.fileno(),),
-                    env=child_env(), cwd=self._dir,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=log,
+                    pass_fds=(listener.fileno(),),
+                    env=child_env(),
+                    cwd=self._dir,
                 )
         except OSError as exc:
             self._stop_locked()

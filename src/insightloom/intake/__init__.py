@@ -10,8 +10,8 @@ Public API::
 
 from insightloom.intake.ingest import PROFILE_FILE, ingest
 from insightloom.intake.inputs import resolve_inputs
-from insightloom.intake.naming import view_name
 from insightloom.intake.profile import ColumnProfile, DataProfile, TableProfile
+from insightloom.intake.view_names import view_name
 
 __all__ = [
     "PROFILE_FILE",

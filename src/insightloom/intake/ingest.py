@@ -17,10 +17,10 @@ from insightloom.fileio import write_text_atomic
 from insightloom.intake.coerce import coerce_column
 from insightloom.intake.coldefs import load_column_definitions
 from insightloom.intake.inputs import COLUMNS_FILE_NAME, XLSX_SUFFIXES, check_file, copy_into
-from insightloom.intake.naming import FIRST_INPUT_ALIAS, view_name
 from insightloom.intake.profile import DataProfile, TableProfile, profile_column
 from insightloom.intake.readers import RawTable, read_csv, read_xlsx
 from insightloom.intake.roles import classify, detect_language, unit_for
+from insightloom.intake.view_names import FIRST_INPUT_ALIAS, view_name
 
 logger = logging.getLogger(__name__)
 

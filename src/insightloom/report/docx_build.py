@@ -18,7 +18,7 @@ from docx.table import Table
 from docx.text.paragraph import Paragraph
 from docx.text.run import Run
 
-from insightloom.report.markdown import bold_segments
+from insightloom.report.markdown_blocks import bold_segments
 
 logger = logging.getLogger(__name__)
 

@@ -56,9 +56,7 @@ def docx_to_pdf(docx: Path, *, timeout: float = 120.0) -> Path | None:
             str(docx.parent),
             str(docx),
         ]
-        proc = subprocess.Popen(
-            args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
-        )
+        proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
         try:
             _out, err = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:

@@ -23,7 +23,7 @@ from insightloom.fileio import write_json, write_text_atomic
 from insightloom.fonts import INSTALL_HINT, find_cjk_font
 from insightloom.report import docx_build as build
 from insightloom.report.calcinfo import CalcInfo, load_calc_info
-from insightloom.report.markdown import CALC_REF_RE, Block, parse_markdown
+from insightloom.report.markdown_blocks import CALC_REF_RE, Block, parse_markdown
 from insightloom.report.pdf import docx_to_pdf
 from insightloom.validation.jobfiles import CITATIONS_FILE, load_citations
 

@@ -6,9 +6,9 @@ worker pool.
 """
 
 from .app import create_app
-from .config import ServiceConfig
 from .queue import JobQueue, QueueFull, ThreadPoolJobQueue, WorkItem
 from .server import ThreadedServer, run_server
+from .service_settings import ServiceConfig
 
 __all__ = [
     "JobQueue",

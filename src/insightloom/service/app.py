@@ -22,9 +22,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from .. import __version__
 from ..config import PROVIDERS, Settings
 from .auth import COOKIE, Authenticator
-from .config import ServiceConfig
 from .manager import JobManager
 from .queue import JobQueue
+from .service_settings import ServiceConfig
 from .sse import event_stream
 from .uploads import BodyLimit, plan_uploads
 from .webfont import web_font

@@ -15,7 +15,7 @@ import time
 
 from fastapi import HTTPException, Request
 
-from .config import OPEN_USER, ServiceConfig
+from .service_settings import OPEN_USER, ServiceConfig
 
 logger = logging.getLogger(__name__)
 

@@ -28,9 +28,9 @@ from ..joblock import LOCK_FILE, JobLocked, lock_alive
 from ..jobs import JobFolder, iter_jobs, read_json
 from ..runtime import JobRuntime
 from ..workflow import AutoApprove, Decision, JobOptions, create_job, drive, load_runtime, resume, review, stages, start
-from .config import ServiceConfig
-from .markdown import plan_html
+from .plan_html import plan_html
 from .queue import JobQueue, QueueFull, ThreadPoolJobQueue, WorkItem
+from .service_settings import ServiceConfig
 from .sse import EventHub
 from .uploads import Upload
 

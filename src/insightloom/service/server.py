@@ -14,7 +14,7 @@ from fastapi import FastAPI
 from ..config import Settings
 from ..errors import BadInputError
 from .app import create_app
-from .config import ServiceConfig, check_binding
+from .service_settings import ServiceConfig, check_binding
 
 logger = logging.getLogger(__name__)
 

@@ -14,8 +14,8 @@ from strands.types.tools import AgentTool
 
 from ..errors import BadInputError
 from ..runtime import JobRuntime
-from .paths import inside_job
-from .results import tool_error
+from .job_paths import inside_job
+from .tool_results import tool_error
 
 # Read-only programs whose options cannot run other programs or write files (so no find -exec, no sort -o).
 ALLOWED = frozenset({"ls", "head", "tail", "wc", "cat", "grep", "uniq", "cut", "du", "file", "stat", "pwd"})

@@ -7,8 +7,8 @@ from strands.types.tools import AgentTool
 
 from ..errors import BadInputError
 from ..runtime import JobRuntime
-from .paths import inside_job
-from .results import tool_error
+from .job_paths import inside_job
+from .tool_results import tool_error
 
 MAX_CHARS = 60_000
 

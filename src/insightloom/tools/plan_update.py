@@ -7,7 +7,7 @@ from strands.types.tools import AgentTool
 
 from ..plan import check_items, parse_plan
 from ..runtime import JobRuntime
-from .results import tool_error
+from .tool_results import tool_error
 
 
 def make_update_plan(rt: JobRuntime) -> AgentTool:

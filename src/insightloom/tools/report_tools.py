@@ -13,7 +13,7 @@ from ..report.render import describe_problem
 from ..report.render import render_report as run_render
 from ..runtime import JobRuntime
 from ..validation import validate_job
-from .results import tool_error
+from .tool_results import tool_error
 
 logger = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ from strands.types.tools import AgentTool
 from ..errors import BadInputError, ExecutionError
 from ..execution import Limits, get_runner, resolve_script_path
 from ..runtime import JobRuntime
-from .results import tool_error
+from .tool_results import tool_error
 
 logger = logging.getLogger(__name__)
 

@@ -147,9 +147,7 @@ def open_connection(
 
 def _branch(index: int, sql: str) -> str:
     # Newlines around the check keep a trailing "-- comment" from swallowing the closing parenthesis.
-    return (
-        f"SELECT {index} AS i, (SELECT to_json(list(_r)) FROM (SELECT * FROM (\n{sql}\n) AS _c LIMIT 2) AS _r) AS v"
-    )
+    return f"SELECT {index} AS i, (SELECT to_json(list(_r)) FROM (SELECT * FROM (\n{sql}\n) AS _c LIMIT 2) AS _r) AS v"
 
 
 def _count_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

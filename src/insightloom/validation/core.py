@@ -117,6 +117,7 @@ class ValidationSummary:
 
 def describe_candidate(calc_id: str, detail: Mapping[str, Any]) -> str:
     """One line naming what a candidate needs: importance, table, columns, formula, description and recipe."""
+
     def flat(value: object) -> str:
         return " ".join(str(value or "").split())  # one line per candidate, whatever the Coder wrote
 

@@ -16,7 +16,7 @@ from .conversation import Conversation, Reply, ToolExchange
 from .reporter_writer import reporter
 from .roles.auditor import auditor
 from .roles.coder import coder
-from .roles.common import language, standard_response
+from .roles.role_helpers import language, standard_response
 from .roles.validator import validator
 
 #: The sections walked in order, each by its role's brain; a section ends when the plan is ticked for it.

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 
-from ...analysis_utils.results import parse_results as parse_results_text
+from ...analysis_utils.result_notes import parse_results as parse_results_text
 from .conversation import Conversation, Reply, ToolExchange
 
 REF_RE = re.compile(r"\{\{\s*calc:([A-Za-z0-9_.\-]+)\s*\}\}")

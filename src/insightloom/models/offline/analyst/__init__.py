@@ -7,7 +7,7 @@ number carries a DuckDB check (:func:`script_for`).
 
 from __future__ import annotations
 
-from insightloom.models.offline.analyst.planner import (
+from insightloom.models.offline.analyst.plan_writer import (
     SECTION_ITEMS,
     SECTION_SUBTITLES,
     default_title,

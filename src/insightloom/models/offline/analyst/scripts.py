@@ -13,7 +13,7 @@ from typing import Any
 
 from insightloom.errors import BadInputError
 from insightloom.models.offline.analyst import bodies, bodies_groups, selection
-from insightloom.models.offline.analyst.naming import slug, slug_map
+from insightloom.models.offline.analyst.calc_ids import slug, slug_map
 from insightloom.models.offline.analyst.spec import AnalysisSpec
 from insightloom.models.offline.analyst.texts import PERIOD_WORDS, texts
 

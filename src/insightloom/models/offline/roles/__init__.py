@@ -11,9 +11,9 @@ from .. import reporter_writer
 from ..conversation import Conversation, Reply
 from .auditor import auditor
 from .coder import coder
-from .common import standard_response
 from .coordinator import coordinator
 from .planner import planner
+from .role_helpers import standard_response
 from .summarizer import summarizer
 from .supervisor import supervisor
 from .tracker import tracker

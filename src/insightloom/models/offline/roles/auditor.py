@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from ..conversation import Conversation, Reply
-from .common import plan_items, standard_response
+from .role_helpers import plan_items, standard_response
 
 
 def auditor(conv: Conversation) -> Reply:

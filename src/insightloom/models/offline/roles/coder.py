@@ -6,7 +6,7 @@ import json
 import re
 
 from ..conversation import Conversation, Reply
-from .common import language, standard_response
+from .role_helpers import language, standard_response
 
 
 def coder(conv: Conversation) -> Reply:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from ..conversation import Conversation, Reply
-from .common import language
+from .role_helpers import language
 
 
 def planner(conv: Conversation) -> Reply:

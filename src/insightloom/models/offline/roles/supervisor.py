@@ -12,7 +12,7 @@ import re
 
 from ....plan import parse_plan
 from ..conversation import Conversation, Reply
-from .common import standard_response
+from .role_helpers import standard_response
 
 MAX_SUPERVISOR_STEPS = 60
 

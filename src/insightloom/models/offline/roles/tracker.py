@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ....state import completed_tasks
 from ..conversation import Conversation, Reply
-from .common import standard_response
+from .role_helpers import standard_response
 
 
 def tracker(conv: Conversation) -> Reply:

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..conversation import Conversation, Reply, ToolExchange
-from .common import plan_items, standard_response
+from .role_helpers import plan_items, standard_response
 
 logger = logging.getLogger(__name__)
 

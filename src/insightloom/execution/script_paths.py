@@ -34,8 +34,10 @@ def resolve_script_path(job_dir: Path, file_path: str) -> Path:
         if parts and parts[0] == CODE_DIR:
             parts = parts[1:]
         if not parts:
-            raise BadInputError(f"file_path {raw!r} names the code folder, not a script.",
-                                fix="Pass a file name such as 'analysis_1.py'.")
+            raise BadInputError(
+                f"file_path {raw!r} names the code folder, not a script.",
+                fix="Pass a file name such as 'analysis_1.py'.",
+            )
         resolved = code_dir.joinpath(*parts).resolve()
     if resolved == code_dir or not resolved.is_relative_to(code_dir):
         raise BadInputError(
@@ -56,8 +58,10 @@ def ensure_inside_code(script: Path, job_dir: Path) -> Path:
     code_dir = (Path(job_dir) / CODE_DIR).resolve()
     resolved = Path(script).resolve()
     if not resolved.is_relative_to(code_dir) or resolved == code_dir:
-        raise BadInputError(f"Script {script} is outside the job's code folder {code_dir}.",
-                            fix="Write scripts under <job>/code/ (use resolve_script_path).")
+        raise BadInputError(
+            f"Script {script} is outside the job's code folder {code_dir}.",
+            fix="Write scripts under <job>/code/ (use resolve_script_path).",
+        )
     if not resolved.is_file():
         raise BadInputError(f"Script {resolved} does not exist.", fix="Write the script before running it.")
     return resolved

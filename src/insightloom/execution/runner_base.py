@@ -183,6 +183,11 @@ def host_killed(limits: Limits, why: str) -> dict:
     if why != "timeout":
         return {"runner_error": f"the script's supervisor died ({why}); the script was stopped"}
     empty = {"head": "", "tail": "", "cut_bytes": 0, "total_bytes": 0}
-    return {"exit_code": -signal.SIGKILL, "timed_out": True, "cpu_s": 0.0, "stdout": empty,
-            "stderr": {**empty, "head": "[runner] the supervisor did not answer in time; killed by the host"},
-            "notes": []}
+    return {
+        "exit_code": -signal.SIGKILL,
+        "timed_out": True,
+        "cpu_s": 0.0,
+        "stdout": empty,
+        "stderr": {**empty, "head": "[runner] the supervisor did not answer in time; killed by the host"},
+        "notes": [],
+    }

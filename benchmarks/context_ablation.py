@@ -27,13 +27,14 @@ _SRC = Path(__file__).resolve().parents[1] / "src"
 if importlib.util.find_spec("insightloom") is None:  # run from a checkout without installing
     sys.path.insert(0, str(_SRC))
 
+from insightloom.models.offline.naive import naive  # noqa: E402
+
 from insightloom.agents import build_agent  # noqa: E402
 from insightloom.agents.tool_agents import tools_for  # noqa: E402
 from insightloom.config import TOOL_AGENT_ROLES, Settings  # noqa: E402
 from insightloom.context.tokens import count_tokens  # noqa: E402
 from insightloom.demo_data import generate_demo_csv, write_column_definitions  # noqa: E402
 from insightloom.models.offline import OfflineModel  # noqa: E402
-from insightloom.models.offline.naive import naive  # noqa: E402
 from insightloom.plan import parse_plan  # noqa: E402
 from insightloom.prompting import render_prompt, split_static  # noqa: E402
 from insightloom.runtime import JobRuntime  # noqa: E402

@@ -32,7 +32,7 @@ from insightloom.service.client import ServiceClient
 
 logger = logging.getLogger(__name__)
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
 DATASETS = (DATA / "moon-market-en" / "moon-market-fresh-food-sales.csv", DATA / "yummy-food" / "yummy-food-market.csv")
 TOKENS = {"bench-token-ana": "ana", "bench-token-ben": "ben"}
 TERMINAL = ("completed", "needs_review", "failed", "cancelled")

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+from typing import Any
 
 from celery import Celery
 
@@ -51,7 +52,7 @@ def manager() -> JobManager:
 
 
 @celery.task(name="insightloom.run_item", bind=True, max_retries=720)
-def run_item(self, data: dict) -> None:
+def run_item(self: Any, data: dict[str, Any]) -> None:
     """Run one work item; an item whose job another runner holds waits and retries (items of a job run in order)."""
     item = WorkItem.from_dict(data)
     if lock_alive(manager().job_dir(item.job_id)):

@@ -1,13 +1,19 @@
 """The one exception tree of insightloom.
 
-Every error carries the fix to show the user and the CLI exit code it maps to::
+Every error carries the fix to show the user, the CLI exit code it maps to, and (mapped in the service's app layer
+only, ``service.app``) the HTTP status::
 
-    InsightloomError                 exit 1
-    ├── BadInputError                exit 2  (missing/empty/unreadable file, bad option, path escape)
-    │   └── UnknownSkillError
-    ├── ConfigError                  exit 2  (bad config file, missing credentials, missing extra)
+    InsightloomError                 exit 1    HTTP 500
+    ├── BadInputError                exit 2    HTTP 400  (missing/empty/unreadable file, bad option, path escape)
+    │   ├── UnknownSkillError
+    │   └── JobNotFound              exit 2    HTTP 404  (no such job, or not the caller's)
+    ├── JobConflict                  exit 2    HTTP 409  (the job is not in a state for this action)
+    ├── ServiceBusy                  exit 1    HTTP 503  (no room to queue work now; try again later)
+    │   └── QueueFull
+    ├── ConfigError                  exit 2    HTTP 400  (bad config file, missing credentials, missing extra)
     ├── ModelError                   exit 1  (provider call failed)
     ├── ExecutionError               exit 1  (script runner failed to start)
+    │   └── ServerUnavailable                  (the warm server is down: the runner falls back to cold)
     ├── ValidationError              exit 1  (bad calculation metadata, bad check)
     ├── RenderRefused                exit 1  (report references a value that is not verified)
     ├── BudgetExceeded               exit 1  (a per-job ceiling was reached)
@@ -46,6 +52,24 @@ class UnknownSkillError(BadInputError):
     """A skill name that no skills folder provides, or that is not a valid name."""
 
 
+class JobNotFound(BadInputError):
+    """No job has that id, or it belongs to someone else (the two are not told apart)."""
+
+
+class JobConflict(InsightloomError):
+    """The job exists but is not in a state for this action (not awaiting review, already ended, locked)."""
+
+    exit_code = 2
+
+
+class ServiceBusy(InsightloomError):
+    """The service cannot take more work right now."""
+
+
+class QueueFull(ServiceBusy):
+    """Too many work items are waiting, or the queue is shutting down."""
+
+
 class ConfigError(InsightloomError):
     """Configuration, credentials or optional dependencies are missing or wrong."""
 
@@ -58,6 +82,19 @@ class ModelError(InsightloomError):
 
 class ExecutionError(InsightloomError):
     """The script runner could not run a script."""
+
+
+class ServerUnavailable(ExecutionError):
+    """The warm script server could not be started or reached; the runner falls back to the cold path.
+
+    Args:
+        reason: What went wrong, for the log.
+        permanent: True when the server cannot be started at all, so every later script should go cold too.
+    """
+
+    def __init__(self, reason: str, *, permanent: bool = True) -> None:
+        super().__init__(reason)
+        self.permanent = permanent
 
 
 class ValidationError(InsightloomError):

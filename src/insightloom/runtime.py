@@ -8,7 +8,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 from .config import Settings
 from .jobs import JobFolder
@@ -16,7 +16,19 @@ from .state import SharedState
 from .telemetry import UsageLedger
 
 if TYPE_CHECKING:
+    from strands.models import Model
+
     from .intake import DataProfile
+    from .skills import SkillCatalog
+    from .telemetry.pricing import PriceTable
+
+
+class ScriptRun(TypedDict):
+    """One script the job ran, for the run metrics in run_info.json."""
+
+    script: str
+    seconds: float
+    exit_code: int | None
 
 
 @dataclass
@@ -35,6 +47,12 @@ class JobRuntime:
         handoff: Set when the Coordinator hands the request to the Planner.
         audits: How many times the audit ran.
         cancel: Set to stop the job at the next safe point.
+        models: One model object per role, built on first use (offline caches and hosted clients are reused).
+        prices: The price table usage is costed with, built on first use.
+        skills: The skills catalog the Coder was given, discovered once per job.
+        scripts: Every script run so far (name, seconds, exit code).
+        status_note: Why the job needs review, stamped on every later render of the report.
+        wall_started: When the job's running time started (``agents.guards.clock``), or None before the Supervisor.
     """
 
     job: JobFolder
@@ -48,7 +66,12 @@ class JobRuntime:
     handoff: str | None = None
     audits: int = 0
     cancel: threading.Event = field(default_factory=threading.Event)
-    extras: dict[str, Any] = field(default_factory=dict)
+    models: dict[str, Model] = field(default_factory=dict)
+    prices: PriceTable | None = None
+    skills: SkillCatalog | None = None
+    scripts: list[ScriptRun] = field(default_factory=list)
+    status_note: str | None = None
+    wall_started: float | None = None
 
     @property
     def root(self) -> Path:

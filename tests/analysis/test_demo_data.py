@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from insightloom.demo_data import column_definitions, generate_demo_csv
-from shared_paths import REPO
+from repo_paths import REPO
 
 
 def test_same_seed_same_bytes(tmp_path: Path) -> None:

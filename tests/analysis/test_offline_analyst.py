@@ -21,7 +21,7 @@ from insightloom.demo_data import generate_demo_csv, write_column_definitions
 from insightloom.intake import ingest
 from insightloom.models.offline.analyst import AnalysisSpec, parse_item, plan_analyses, script_for
 from insightloom.models.offline.roles.validator import expression
-from shared_paths import DATA, REPO
+from repo_paths import DATA, REPO
 
 MOON_EN = DATA / "moon-market-en"
 MOON_KR = DATA / "moon-market-kr"

@@ -14,7 +14,7 @@ import pytest
 
 from insightloom.config import Settings
 from insightloom.service import ServiceConfig, ThreadedServer, create_app
-from shared_paths import DATA
+from repo_paths import DATA
 
 pytestmark = pytest.mark.e2e
 CHROMIUM = Path("/usr/bin/chromium")

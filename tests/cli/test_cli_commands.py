@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from insightloom.cli import app
-from shared_paths import DATA
+from repo_paths import DATA
 
 
 @pytest.fixture(scope="module")

@@ -18,7 +18,7 @@ from insightloom.models.bedrock import make_bedrock
 from insightloom.runtime import JobRuntime
 from insightloom.telemetry.pricing import PriceTable
 from insightloom.telemetry.usage import CallRecord, UsageLedger
-from shared_paths import load_contract
+from repo_paths import load_contract
 
 RULES = "Rules of the agent that never change. " * 300  # well over Sonnet's 1,024-token minimum
 
@@ -53,7 +53,7 @@ def test_offline_calls_are_recorded_with_cache_reads_writes_and_cost(tmp_path: P
 def test_uncached_agent_never_reads_the_cache(tmp_path: Path) -> None:
     rt = offline_runtime(tmp_path)
     rt.settings.agents["coordinator"].cache = False
-    rt.extras.pop("models", None)
+    rt.models.clear()
     for _ in range(2):
         build_agent("coordinator", rt, f"{RULES}\n<!-- dynamic -->\nsame\n")("hello")
     assert all(c.cache_read_tokens == 0 and c.cache_write_tokens == 0 for c in rt.ledger.calls())

@@ -10,7 +10,7 @@ import jsonschema
 from docx import Document
 
 from insightloom.report.formatting import format_value
-from shared_paths import load_contract
+from repo_paths import load_contract
 
 ROLES = ("coordinator", "planner", "supervisor", "coder", "validator", "reporter", "tracker", "auditor")
 REFERENCE_HEADINGS = ("References", "참고 문헌")

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from jobcheck import check_job
 
-from shared_paths import DATA
+from repo_paths import DATA
 
 pytestmark = pytest.mark.e2e
 REQUEST = "Analyze this data and write a DOCX report"

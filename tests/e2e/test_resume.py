@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from crashing_job import run_crashing_job
 from insightloom.cli import app
 from insightloom.joblock import LOCK_FILE
-from shared_paths import DATA
+from repo_paths import DATA
 
 pytestmark = pytest.mark.e2e
 MOON = DATA / "moon-market-en"

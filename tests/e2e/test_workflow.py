@@ -10,7 +10,7 @@ import pytest
 
 from insightloom.config import Settings
 from insightloom.workflow import AutoApprove, Decision, JobOptions, run_job
-from shared_paths import DATA
+from repo_paths import DATA
 
 pytestmark = pytest.mark.e2e
 MOON = DATA / "moon-market-en" / "moon-market-fresh-food-sales.csv"

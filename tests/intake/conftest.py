@@ -1,9 +1,8 @@
-"""Shared fixtures for intake tests: the shared datasets and small file writers."""
+"""Fixtures for intake tests: the test datasets and small file writers."""
 
 from __future__ import annotations
 
 import importlib.util
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -14,14 +13,13 @@ _SRC = Path(__file__).resolve().parents[2] / "src"
 if importlib.util.find_spec("insightloom") is None and _SRC.is_dir():  # not installed: test the source tree
     sys.path.insert(0, str(_SRC))
 
-SHARED_DATA = Path(os.environ.get("INSIGHTLOOM_TEST_DATA", Path(__file__).resolve().parents[3] / "shared" / "data"))
+from repo_paths import DATA  # noqa: E402
 
 
 @pytest.fixture(scope="session")
-def shared_data() -> Path:
-    if not SHARED_DATA.is_dir():
-        pytest.skip(f"shared test data not found at {SHARED_DATA} (set INSIGHTLOOM_TEST_DATA)")
-    return SHARED_DATA
+def datasets() -> Path:
+    """The four MIT-0 datasets copied into tests/data."""
+    return DATA
 
 
 @pytest.fixture

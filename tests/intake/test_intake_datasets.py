@@ -1,4 +1,4 @@
-"""Intake on every shared dataset: roles, units, Parquet that DuckDB reads like pandas, no PII in the profile."""
+"""Intake on every test dataset: roles, units, Parquet that DuckDB reads like pandas, no PII in the profile."""
 
 from __future__ import annotations
 
@@ -22,11 +22,11 @@ def _run(folder: Path, job: Path) -> DataProfile:
 
 
 @pytest.fixture(scope="module")
-def jobs(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[DataProfile, Path]]:
+def jobs(datasets: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[DataProfile, Path]]:
     out = {}
     for name in ("moon-market-en", "moon-market-kr", "yummy-food", "training-assessment"):
         job = tmp_path_factory.mktemp(name)
-        out[name] = (_run(shared_data / name, job), job)
+        out[name] = (_run(datasets / name, job), job)
     return out
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import insightloom
-from shared_paths import REPO
+from repo_paths import REPO
 
 
 @pytest.fixture(scope="module")

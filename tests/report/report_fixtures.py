@@ -11,8 +11,6 @@ from matplotlib.figure import Figure
 
 from insightloom.validation import validate_job
 
-CONTRACTS = Path(__file__).resolve().parents[3] / "shared" / "contracts"
-
 
 def _calc(calc_id: str, value: Any, check: str | None, **extra: Any) -> dict[str, Any]:
     entry = {

@@ -13,7 +13,7 @@ from insightloom.fileio import write_text_atomic
 from insightloom.service import ServiceConfig, WorkItem, create_app
 from insightloom.service.manager import OWNERS_DIR
 from insightloom.workflow import JobOptions, create_job
-from shared_paths import DATA
+from repo_paths import DATA
 
 MOON_DIR = DATA / "moon-market-en"
 MOON = MOON_DIR / "moon-market-fresh-food-sales.csv"

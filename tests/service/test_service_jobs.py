@@ -15,7 +15,7 @@ from insightloom.agents import tool_agents
 from insightloom.joblock import LOCK_FILE
 from insightloom.service import ThreadedServer
 from insightloom.service.client import ServiceClient
-from shared_paths import load_contract
+from repo_paths import load_contract
 
 pytestmark = pytest.mark.e2e
 TERMINAL = ("completed", "needs_review", "failed", "cancelled")

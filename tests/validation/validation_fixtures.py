@@ -8,8 +8,6 @@ from typing import Any
 
 import pandas as pd
 
-CONTRACTS = Path(__file__).resolve().parents[3] / "shared" / "contracts"
-
 
 def sales_frame() -> pd.DataFrame:
     """120 orders over three regions; amounts are whole KRW."""

@@ -19,7 +19,7 @@ import pytest
 from insightloom.analysis_utils import write_utils_module
 from insightloom.models.offline.roles.validator import expression, selected_tasks, verification_script
 from insightloom.validation import record_llm_verification, select_for_llm, validate_job
-from shared_paths import REPO
+from repo_paths import REPO
 
 _PATTERN = ("high", "medium", "medium", "low", "medium", "low", "low")
 FRAME = pd.DataFrame({"region": ["North", "South", "East", "North", None], "amount": [5.0, 7.0, 2.0, 11.0, 4.0]})

@@ -17,9 +17,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from strands import Agent
+from strands import Agent, ModelRetryStrategy
 from strands.agent.conversation_manager import NullConversationManager, SummarizingConversationManager
-from strands.event_loop._retry import ModelRetryStrategy
 from strands.models import Model
 from strands.tools.executors import SequentialToolExecutor
 from strands.types.content import SystemContentBlock
@@ -78,10 +77,9 @@ def _conversation_manager(role: str, rt: JobRuntime, naive: bool) -> Any:
 
 
 def _model(role: str, rt: JobRuntime) -> Model:
-    models: dict[str, Any] = rt.extras.setdefault("models", {})
-    if role not in models:  # one model object per role and job: offline caches, counters and clients are reused
-        models[role] = make_model(rt.settings.spec(role), role, rt.settings)
-    return models[role]
+    if role not in rt.models:  # one model object per role and job: offline caches, counters and clients are reused
+        rt.models[role] = make_model(rt.settings.spec(role), role, rt.settings)
+    return rt.models[role]
 
 
 def build_agent(
@@ -106,7 +104,9 @@ def build_agent(
         naive: Turn the context policy off: no cache points, full history, no reduction, no summarizing.
     """
     spec = rt.settings.spec(role)
-    prices = rt.extras.setdefault("prices", PriceTable(rt.settings.pricing))
+    if rt.prices is None:
+        rt.prices = PriceTable(rt.settings.pricing)
+    prices = rt.prices
     if role == "supervisor":
         start_wall_clock(rt)  # running time counts from here: the plan review's wait is not the job's work
     cached = spec.cache and spec.provider in CACHE_POINT_PROVIDERS and not naive

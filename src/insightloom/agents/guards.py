@@ -16,12 +16,11 @@ logger = logging.getLogger(__name__)
 
 #: The clock the wall-time ceiling reads (seconds, monotonic); tests replace it to move time without sleeping.
 clock = time.monotonic
-WALL_START = "wall_started"
 
 
 def start_wall_clock(rt: JobRuntime) -> None:
     """Start (or restart) the job's running-time count, e.g. when work resumes after a plan review."""
-    rt.extras[WALL_START] = clock()
+    rt.wall_started = clock()
 
 
 class CancelGuard(HookProvider):
@@ -49,7 +48,8 @@ class BudgetGuard(HookProvider):
 
     def __init__(self, rt: JobRuntime) -> None:
         self.rt = rt
-        rt.extras.setdefault(WALL_START, clock())
+        if rt.wall_started is None:
+            rt.wall_started = clock()
 
     def register_hooks(self, registry: HookRegistry, **kwargs: Any) -> None:
         registry.add_callback(BeforeModelCallEvent, self._check)
@@ -57,7 +57,8 @@ class BudgetGuard(HookProvider):
     def _check(self, event: object) -> None:
         settings = self.rt.settings
         total = self.rt.ledger.total()
-        elapsed = clock() - self.rt.extras.get(WALL_START, clock())
+        started = self.rt.wall_started
+        elapsed = 0.0 if started is None else clock() - started
         ceilings = (
             ("model calls", total.calls, settings.max_model_calls, "max_model_calls"),
             ("tokens", total.all_tokens, settings.max_total_tokens, "max_total_tokens"),

@@ -42,8 +42,9 @@ def tools_for(role: str, rt: JobRuntime) -> tuple[list[Any], list[Any]]:
     if role == "coder":
         from ..skills import discover_skills, make_skill_tool
 
-        catalog = rt.extras.get("skills") or discover_skills(rt.settings.skills_dirs, rt.cwd)
-        rt.extras["skills"] = catalog
+        if rt.skills is None:
+            rt.skills = discover_skills(rt.settings.skills_dirs, rt.cwd)
+        catalog = rt.skills
         skill_tool, guard = make_skill_tool(catalog)
         return [make_write_and_execute(rt), make_bash_tool(rt), make_file_read(rt), skill_tool], [guard]
     if role == "validator":
@@ -71,7 +72,7 @@ def tool_agent_prompt(role: str, rt: JobRuntime) -> str:
     }
     if role == "coder":
         values["data_profile"] = rt.profile.to_prompt() if rt.profile else "<data_profile>{}</data_profile>"
-        values["skills_catalog"] = rt.extras["skills"].prompt_block() if rt.extras.get("skills") else ""
+        values["skills_catalog"] = rt.skills.prompt_block() if rt.skills else ""
     return render_prompt(role, rt.settings.prompts_dir, **values)
 
 

@@ -87,7 +87,7 @@ def load_df(view: str | None = None) -> pd.DataFrame:
     folder = job_dir()
     profile = read_profile(folder)
     name = resolve_view(view, profile)
-    table = next((t for t in profile.get("tables", []) if t.get("view") == name), {})
+    table: dict[str, Any] = next((t for t in profile.get("tables", []) if t.get("view") == name), {})
     path = folder / (table.get("parquet") or f"cache/{name}.parquet")
     if not path.is_file():
         raise BadInputError(f"Cached table {path} for view '{name}' is missing.", fix="re-run intake for this job")

@@ -1,4 +1,4 @@
-"""The ``insightloom`` command: run, demo, jobs, skills, doctor, verify and audit.
+"""The ``insightloom`` command: run, demo, resume, jobs, usage, serve, schema, skills, doctor, verify and audit.
 
 stdout carries only answers and, as its last line, the job folder; progress and errors go to stderr.
 """
@@ -267,6 +267,26 @@ def jobs(
     for _, data in iter_jobs(root):
         table.add_row(data.get("id", "?"), data.get("status", "?"), str(data.get("stage")), data.get("created_at", ""))
     Console().print(table)
+
+
+@app.command()
+def schema(
+    name: Annotated[str | None, typer.Argument(help="A schema name (job, citations ...); omit to list them.")] = None,
+) -> None:
+    """Print the JSON Schema of a job-folder file (job, citations, usage, event ...), or list the schemas."""
+    from ..contracts import SCHEMA_FILES, schema_text
+
+    if name is None:
+        table = Table("schema", "describes")
+        for key, file in SCHEMA_FILES.items():
+            table.add_row(key, file)
+        Console().print(table)
+        return
+    try:
+        text = schema_text(name)
+    except InsightloomError as exc:
+        raise _fail(exc) from None
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
 
 
 @skills_app.command("list")

@@ -88,7 +88,7 @@ class HistoryReducer(HookProvider):
         registry.add_callback(BeforeModelCallEvent, self._before_model_call)
 
     def _before_model_call(self, event: BeforeModelCallEvent) -> None:
-        saved = self.reduce(event.agent.messages)
+        saved = self.reduce(event.agent.messages)  # type: ignore[arg-type]  # Message is a TypedDict
         if saved:
             logger.debug("%s: reduced older tool exchanges by %d tokens", getattr(event.agent, "name", "?"), saved)
 

@@ -18,7 +18,7 @@ import traceback
 try:
     from . import _kernel as kernel
 except ImportError:  # executed via the cold runner's file entry point: siblings are on sys.path[0]
-    import _kernel as kernel  # type: ignore[no-redef]
+    import _kernel as kernel  # type: ignore[no-redef, import-not-found]
 
 _EXEC_DIR = os.path.dirname(os.path.abspath(__file__))
 CPU_LIMIT_EXIT = 152

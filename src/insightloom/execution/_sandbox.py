@@ -34,8 +34,8 @@ try:
     from . import _kernel as kernel
     from ._child import prepare_generic, read_spec, run_prepared
 except ImportError:  # executed as a file by the cold runner: sibling modules are on sys.path[0]
-    import _kernel as kernel  # type: ignore[no-redef]
-    from _child import prepare_generic, read_spec, run_prepared  # type: ignore[no-redef]
+    import _kernel as kernel  # type: ignore[no-redef, import-not-found]
+    from _child import prepare_generic, read_spec, run_prepared  # type: ignore[no-redef, import-not-found]
 
 _READ_CHUNK = 65536
 DRAIN_LIMIT_S = 2.0

@@ -155,7 +155,7 @@ class _Server:
                 elif kind == "pipe" and not item.feed(key.fd):
                     self.sel.unregister(key.fd)
                 elif kind == "conn":
-                    self._host_event(key.fileobj, item)
+                    self._host_event(key.fileobj, item)  # type: ignore[arg-type]  # registered as a socket
                 elif kind == "supervisor":
                     self.sel.unregister(key.fd)
                     os.close(key.fd)

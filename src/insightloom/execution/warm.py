@@ -21,6 +21,7 @@ import threading
 import time
 from pathlib import Path
 
+from insightloom.errors import ServerUnavailable
 from insightloom.execution.cold import ColdRunner
 from insightloom.execution.limits import Limits, RunResult
 from insightloom.execution.runner_base import (
@@ -41,19 +42,6 @@ logger = logging.getLogger(__name__)
 
 _CONNECT_TIMEOUT_S = 10.0
 _DEATH_WAIT_S = 2.0
-
-
-class ServerUnavailable(Exception):
-    """The warm server could not be started or reached; the caller falls back to the cold path.
-
-    Args:
-        reason: What went wrong, for the log.
-        permanent: True when the server cannot be started at all, so every later script should go cold too.
-    """
-
-    def __init__(self, reason: str, *, permanent: bool = True) -> None:
-        super().__init__(reason)
-        self.permanent = permanent
 
 
 class WarmRunner:

@@ -69,7 +69,8 @@ class ColumnProfile:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ColumnProfile:
         """Rebuild from ``to_dict()`` output."""
-        return cls(**{k: data.get(k) for k in cls.__dataclass_fields__ if k in data})
+        fields: dict[str, Any] = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
+        return cls(**fields)
 
 
 @dataclass

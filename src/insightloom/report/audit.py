@@ -100,7 +100,7 @@ def _read_docx(path: Path) -> tuple[list[TextUnit], list[str]]:
     ref_at = len(items)
     for i, item in enumerate(items):
         is_heading = isinstance(item, Paragraph) and _style_name(item).startswith("Heading")
-        if is_heading and item.text.strip() in _REF_HEADINGS:
+        if is_heading and isinstance(item, Paragraph) and item.text.strip() in _REF_HEADINGS:
             ref_at = i
     units: list[TextUnit] = []
     section, para_no, table_no = "(title)", 0, 0
@@ -263,7 +263,7 @@ def audit_report(job_dir: Path, retry_count: int = 0, *, max_retries: int = 2) -
     verdict = _verdict(stats, retry_count, max_retries)
     result = AuditResult(verdict, findings, stats, retry_count, max_retries, job_dir / "audit_findings.json")
     write_json(
-        result.findings_path,
+        job_dir / "audit_findings.json",
         {
             "audit_metadata": {
                 "audited_at": utc_now(),

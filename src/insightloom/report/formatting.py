@@ -26,7 +26,7 @@ _BARE_UNITS = {"count", "ratio"}
 
 def is_currency(unit: str | None) -> bool:
     """Whether the unit looks like an ISO 4217 currency code (KRW, USD...)."""
-    return bool(unit) and bool(_CURRENCY_RE.match(unit.strip()))
+    return unit is not None and bool(_CURRENCY_RE.match(unit.strip()))
 
 
 def default_decimals(unit: str | None) -> int:

@@ -21,6 +21,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .. import __version__
 from ..config import PROVIDERS, Settings
+from ..errors import BadInputError, ConfigError, InsightloomError, JobConflict, JobNotFound, ServiceBusy
 from .auth import COOKIE, Authenticator
 from .manager import JobManager
 from .queue import JobQueue
@@ -30,6 +31,21 @@ from .uploads import BodyLimit, plan_uploads
 from .webfont import web_font
 
 logger = logging.getLogger(__name__)
+
+#: Domain errors → HTTP status, most specific first; this table is the only place the two meet.
+HTTP_STATUS: tuple[tuple[type[InsightloomError], int], ...] = (
+    (JobNotFound, 404),
+    (JobConflict, 409),
+    (ServiceBusy, 503),
+    (BadInputError, 400),
+    (ConfigError, 400),
+)
+
+
+def http_status(exc: InsightloomError) -> int:
+    """The HTTP status a domain error answers with (500 for anything not in ``HTTP_STATUS``)."""
+    return next((status for kind, status in HTTP_STATUS if isinstance(exc, kind)), 500)
+
 
 STATIC = Path(__file__).parent / "static"
 PAGE_CSP = (
@@ -127,6 +143,14 @@ def create_app(
     app.add_middleware(BodyLimit, limit_bytes=config.max_upload_bytes, limit_mb=config.max_upload_mb)
     app.add_middleware(SecurityHeaders)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    @app.exception_handler(InsightloomError)
+    async def _domain_error(request: Request, exc: InsightloomError) -> JSONResponse:
+        status = http_status(exc)
+        if status == 500:
+            logger.error("error on %s %s: %s", request.method, request.url.path, exc)
+            return JSONResponse({"detail": "Internal error; the server log has the details."}, status_code=500)
+        return JSONResponse({"detail": str(exc)}, status_code=status)
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:

@@ -16,12 +16,10 @@ import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
-
-from fastapi import HTTPException
+from typing import IO, Any, Literal
 
 from ..config import PROVIDERS, Settings, resolve_auto_provider
-from ..errors import InsightloomError
+from ..errors import BadInputError, InsightloomError, JobConflict, JobNotFound, QueueFull, ServiceBusy
 from ..events import TERMINAL_KINDS
 from ..fileio import write_text_atomic
 from ..joblock import LOCK_FILE, JobLocked, lock_alive
@@ -29,7 +27,7 @@ from ..jobs import JobFolder, iter_jobs, read_json
 from ..runtime import JobRuntime
 from ..workflow import AutoApprove, Decision, JobOptions, create_job, drive, load_runtime, resume, review, stages, start
 from .plan_html import plan_html
-from .queue import JobQueue, QueueFull, ThreadPoolJobQueue, WorkItem
+from .queue import JobQueue, ThreadPoolJobQueue, WorkItem
 from .service_settings import ServiceConfig
 from .sse import EventHub
 from .uploads import Upload
@@ -43,8 +41,8 @@ MAX_REVISIONS_LIMIT = 10
 ACTIVE = ("queued", "running")
 
 
-def not_found() -> HTTPException:
-    return HTTPException(404, "No such job.")
+def not_found() -> JobNotFound:
+    return JobNotFound("No such job.")
 
 
 @dataclass
@@ -200,13 +198,14 @@ class JobManager:
         stops before intake ran resumes the job from there.
 
         Raises:
-            HTTPException: 400 for an empty request or a bad provider or revision count, 503 when the queue is full.
+            BadInputError: An empty request or a bad provider or revision count.
+            ServiceBusy: The queue is full.
         """
         request = request.strip()
         if not request:
-            raise HTTPException(400, "The 'request' field is empty: say what you want, e.g. 'Analyze this data'.")
+            raise BadInputError("The 'request' field is empty.", "say what you want, e.g. 'Analyze this data'.")
         if len(request) > MAX_REQUEST_CHARS:
-            raise HTTPException(400, f"The 'request' field is over {MAX_REQUEST_CHARS:,} characters: shorten it.")
+            raise BadInputError(f"The 'request' field is over {MAX_REQUEST_CHARS:,} characters.", "shorten it.")
         settings = self.job_settings(provider, max_revisions)
         job = JobFolder.create(self.root)
         try:
@@ -237,33 +236,37 @@ class JobManager:
         try:
             if provider:
                 if provider not in PROVIDERS:
-                    raise HTTPException(400, f"Unknown provider {provider!r}: use one of {', '.join(PROVIDERS)}.")
+                    raise BadInputError(f"Unknown provider {provider!r}.", f"use one of {', '.join(PROVIDERS)}.")
                 settings = settings.with_provider(provider)
             if max_revisions is not None:
                 if not 0 <= max_revisions <= MAX_REVISIONS_LIMIT:
-                    raise HTTPException(400, f"max_revisions must be between 0 and {MAX_REVISIONS_LIMIT}.")
+                    raise BadInputError(
+                        f"max_revisions is {max_revisions}.", f"send a number from 0 to {MAX_REVISIONS_LIMIT}."
+                    )
                 settings = dataclasses.replace(settings, max_revisions=max_revisions)
             settings, _ = resolve_auto_provider(settings)
+        except BadInputError:
+            raise
         except InsightloomError as exc:
-            raise HTTPException(400, str(exc)) from None
+            raise BadInputError(exc.message, exc.fix) from None
         return settings
 
     def review(self, job_id: str, user: str, *, approve: bool, feedback: str = "") -> None:
         """Queue a review decision.
 
         Raises:
-            HTTPException: 409 when the job is not awaiting review, a review is already being applied, or feedback
-                comes after the last allowed revision.
+            JobConflict: The job is not awaiting review, a review is already being applied, or feedback comes
+                after the last allowed revision.
         """
         status = self.owned(job_id, user)
         if status["status"] != "awaiting_review":
-            raise HTTPException(409, f"Job {job_id} is not awaiting review (it is {status['status']}).")
+            raise JobConflict(f"Job {job_id} is not awaiting review (it is {status['status']}).")
         revision, limit = int(status.get("revision", 0)), int(status.get("max_revisions", 0))
         if not approve and revision >= limit:
-            raise HTTPException(
-                409, f"No revisions left: {limit} were allowed and this is revision {revision}. Approve or cancel."
+            raise JobConflict(
+                f"No revisions left: {limit} were allowed and this is revision {revision}.", "approve or cancel."
             )
-        decision = "approve" if approve else "feedback"
+        decision: Literal["approve", "feedback"] = "approve" if approve else "feedback"
         self._enqueue(WorkItem(job_id, "review", decision=decision, feedback=feedback), exclusive_review=True)
 
     def cancel(self, job_id: str, user: str) -> str:
@@ -273,7 +276,7 @@ class JobManager:
             ``requested`` (a running or queued job stops at its next safe point) or ``cancelled``.
 
         Raises:
-            HTTPException: 409 when the job has ended.
+            JobConflict: The job has ended.
         """
         status = self.owned(job_id, user)
         with self._lock:
@@ -287,7 +290,7 @@ class JobManager:
             return "requested"
         if status["status"] != "awaiting_review":
             if status["status"] not in ACTIVE:
-                raise HTTPException(409, f"Job {job_id} cannot be cancelled: it already ended ({status['status']}).")
+                raise JobConflict(f"Job {job_id} cannot be cancelled: it already ended ({status['status']}).")
             JobFolder.open(self.root / job_id).request_cancel()  # another process runs it: it checks this file
             return "requested"
         live = self._claim(job_id)
@@ -296,7 +299,7 @@ class JobManager:
         try:
             review(live.rt, Decision("cancel"))
         except InsightloomError as exc:
-            raise HTTPException(409, f"Job {job_id} cannot be cancelled: {exc}") from None
+            raise JobConflict(f"Job {job_id} cannot be cancelled: {exc.message}", exc.fix) from None
         finally:
             self._release(job_id, review_done=False)
         return "cancelled"
@@ -377,7 +380,7 @@ class JobManager:
         try:
             self.queue.put(item)
         except QueueFull as exc:
-            raise HTTPException(503, f"The server is busy ({exc}); try again in a minute.") from None
+            raise ServiceBusy(f"The server is busy ({exc}).", "try again in a minute.") from None
 
     def _enqueue(self, item: WorkItem, rt: JobRuntime | None = None, *, exclusive_review: bool = False) -> None:
         if not getattr(self.queue, "in_process", False):
@@ -394,14 +397,14 @@ class JobManager:
                 live = self._live[item.job_id] = _Live(rt)
             if exclusive_review:
                 if live.review_pending:
-                    raise HTTPException(409, f"A review of job {item.job_id} is already being applied.")
+                    raise JobConflict(f"A review of job {item.job_id} is already being applied.")
                 live.review_pending = True
             live.items += 1
         try:
             if exclusive_review:  # on disk too: a server stopped before the item ran queues it again at start
                 live.rt.job.update(pending_review={"decision": item.decision, "feedback": item.feedback})
             self._put(item)
-        except HTTPException:
+        except InsightloomError:
             self._release(item.job_id, review_done=exclusive_review)
             raise
 

@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any, Literal, Protocol
 
+from ..errors import QueueFull
+
 logger = logging.getLogger(__name__)
 
 Action = Literal["start", "review", "resume"]
@@ -34,7 +36,7 @@ class WorkItem:
 
     job_id: str
     action: Action
-    decision: str = "approve"
+    decision: Literal["approve", "feedback", "cancel"] = "approve"
     feedback: str = ""
     inputs: tuple[str, ...] = ()
 
@@ -45,10 +47,6 @@ class WorkItem:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> WorkItem:
         return cls(**{**data, "inputs": tuple(data.get("inputs", ()))})
-
-
-class QueueFull(Exception):
-    """The queue holds as many waiting items as it may; the caller answers 503."""
 
 
 class JobQueue(Protocol):

@@ -99,7 +99,7 @@ class SkillToolGuard(HookProvider):
         if not isinstance(result, dict) or result.get("status") != "success":
             return
         name = (event.tool_use.get("input") or {}).get("skill_name")
-        if name not in self._catalog:
+        if not isinstance(name, str) or name not in self._catalog:
             return
         loaded = self.loaded_skills(event.agent)
         if name not in loaded:

@@ -41,8 +41,8 @@ def call_record(role: str, model_id: str, event: AfterModelCallEvent, prices: Pr
     """The usage of one finished model call (None for a failed call, which reports no usage)."""
     if event.stop_response is None:
         return None
-    meta = event.stop_response.message.get("metadata") or {}
-    usage = meta.get("usage") or {}
+    meta: dict[str, Any] = dict(event.stop_response.message.get("metadata") or {})
+    usage: dict[str, Any] = meta.get("usage") or {}
     tokens = [
         int(usage.get(k, 0)) for k in ("inputTokens", "outputTokens", "cacheReadInputTokens", "cacheWriteInputTokens")
     ]

@@ -53,7 +53,7 @@ def make_render_report(rt: JobRuntime) -> AgentTool:
             markdown: The whole report in Markdown, numbers only as {{calc:ID}} references.
         """
         try:
-            result = run_render(markdown, rt.root, status_note=rt.extras.get("status_note"))
+            result = run_render(markdown, rt.root, status_note=rt.status_note)
         except RenderRefused as exc:
             return tool_error(_refusal_text(exc))
         except InsightloomError as exc:

@@ -20,7 +20,6 @@ logger = logging.getLogger(__name__)
 
 def make_write_and_execute(rt: JobRuntime) -> AgentTool:
     runner = get_runner(rt.settings.runner)
-    scripts = rt.extras.setdefault("scripts", [])
 
     @tool(name="write_and_execute_tool")
     def write_and_execute_tool(file_path: str, content: str, timeout: int = 120) -> str | dict:
@@ -42,7 +41,8 @@ def make_write_and_execute(rt: JobRuntime) -> AgentTool:
             result = runner.run(script, rt.root, limits)
         except ExecutionError as exc:
             return tool_error(f"The script could not be started: {exc}")
-        scripts.append({"script": script.name, "seconds": round(result.duration_s, 3), "exit_code": result.exit_code})
+        seconds = round(result.duration_s, 3)
+        rt.scripts.append({"script": script.name, "seconds": seconds, "exit_code": result.exit_code})
         summary = result.summary(lines_written=content.count("\n") + 1, script=script.relative_to(rt.root).as_posix())
         return summary if result.exit_code == 0 else tool_error(summary)
 

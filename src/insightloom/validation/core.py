@@ -149,13 +149,10 @@ def _entry(calc: Mapping[str, Any], previous: Mapping[str, Any] | None) -> dict[
     }
 
 
-def _kept_llm_result(calc: Mapping[str, Any], previous: Mapping[str, Any] | None) -> bool:
+def _kept_llm_result(calc: Mapping[str, Any], previous: Mapping[str, Any]) -> bool:
     # An earlier LLM verification of the same, still unchecked value survives a re-run of validation.
     return bool(
-        previous
-        and previous.get("verification_method") == "llm"
-        and not has_check(calc)
-        and previous.get("value") == calc["value"]
+        previous.get("verification_method") == "llm" and not has_check(calc) and previous.get("value") == calc["value"]
     )
 
 
@@ -208,9 +205,10 @@ def _summarise(job_dir: Path, entries: list[dict[str, Any]], calcs: list[dict[st
 
 def _write_outputs(job_dir: Path, entries: list[dict[str, Any]], summary: ValidationSummary) -> None:
     cited = sum(1 for e in entries if e.get("citation_id"))
-    metadata = {"generated_at": utc_now(), "total_calculations": len(entries), "cited_calculations": cited}
+    generated_at = utc_now()
+    metadata = {"generated_at": generated_at, "total_calculations": len(entries), "cited_calculations": cited}
     write_json(job_dir / CITATIONS_FILE, {"metadata": metadata, "citations": entries})
-    write_text_atomic(job_dir / REPORT_FILE, report_text(entries, summary, metadata["generated_at"]))
+    write_text_atomic(job_dir / REPORT_FILE, report_text(entries, summary, generated_at))
 
 
 def report_text(entries: list[dict[str, Any]], summary: ValidationSummary, generated_at: str) -> str:
@@ -282,7 +280,7 @@ def validate_job(job_dir: Path, *, connection_factory: ConnectionFactory | None 
         )
     for calc, entry in zip(calcs, entries, strict=True):
         old = previous.get(entry["calculation_id"])
-        if _kept_llm_result(calc, old):
+        if old is not None and _kept_llm_result(calc, old):
             for key in ("verification_status", "verification_method", "check_value", "reason"):
                 entry[key] = old.get(key)
     summary = _summarise(job_dir, entries, calcs)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import logging
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 from insightloom.errors import ValidationError
 
@@ -63,6 +63,12 @@ def load_calculations(job_dir: Path) -> list[dict[str, Any]]:
     return calcs
 
 
+@overload
+def load_citations(job_dir: Path) -> dict[str, Any]: ...
+@overload
+def load_citations(job_dir: Path, *, required: Literal[True]) -> dict[str, Any]: ...
+@overload
+def load_citations(job_dir: Path, *, required: bool) -> dict[str, Any] | None: ...
 def load_citations(job_dir: Path, *, required: bool = True) -> dict[str, Any] | None:
     """citations.json as a dict, or None when it does not exist and ``required`` is False."""
     path = job_dir / CITATIONS_FILE

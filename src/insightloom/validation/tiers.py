@@ -14,7 +14,7 @@ job (the count is over ALL tracked calculations, checked or not):
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 logger = logging.getLogger(__name__)
@@ -38,7 +38,7 @@ def tier_rule(total: int) -> str:
     return f"{total} tracked, 20 or fewer: all high, all medium + the first 5 low"
 
 
-def has_check(calc: dict[str, Any]) -> bool:
+def has_check(calc: Mapping[str, Any]) -> bool:
     """Whether the calculation carries a non-blank SQL check."""
     check = calc.get("check")
     return isinstance(check, str) and bool(check.strip())

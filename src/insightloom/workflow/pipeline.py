@@ -112,7 +112,7 @@ def load_runtime(job_dir: Path, settings: Settings | None = None) -> JobRuntime:
 
 def _our_error(exc: BaseException) -> BaseException:
     """The insightloom error inside Strands' wrappers (EventLoopException), else the exception itself."""
-    seen = exc
+    seen: BaseException | None = exc
     while seen is not None:
         if isinstance(seen, InsightloomError):
             return seen

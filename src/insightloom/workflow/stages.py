@@ -149,7 +149,7 @@ def supervise(rt: JobRuntime) -> None:
 def record_metrics(rt: JobRuntime, seconds: float) -> None:
     """Add run figures to run_info.json: wall time, scripts run and their total time, model calls per agent."""
     info = read_json(rt.job.path("run_info.json"))
-    scripts = rt.extras.get("scripts", [])
+    scripts = rt.scripts
     usage = rt.ledger.to_dict()["agents"]
     info["metrics"] = {
         "wall_seconds": round(seconds, 3),
@@ -235,7 +235,7 @@ def final_status(rt: JobRuntime) -> tuple[Status, str | None]:
         return "completed", None
     notes = REVIEW_NOTES.get(rt.language, REVIEW_NOTES["en"])
     note = " ".join(notes[reason] for reason in reasons)
-    rt.extras["status_note"] = note  # a later render in this job keeps the note too
+    rt.status_note = note  # a later render in this job keeps the note too
     _stamp_report(rt, note)
     return "needs_review", note
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 from ...analysis_utils.result_notes import parse_results as parse_results_text
 from .conversation import Conversation, Reply, ToolExchange
@@ -17,7 +18,7 @@ REF_RE = re.compile(r"\{\{\s*calc:([A-Za-z0-9_.\-]+)\s*\}\}")
 MAX_RENDERS = 4
 _TRUNCATED = "more characters; call again with offset="
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?。])\s+")
-_WORDS = {
+_WORDS: dict[str, dict[str, Any]] = {
     "en": {
         "summary": "Executive summary",
         "findings": "Findings",
@@ -170,7 +171,7 @@ def _done(conv: Conversation, render: ToolExchange) -> Reply:
 
 def reporter(conv: Conversation) -> Reply:
     exchanges = conv.exchanges()
-    reads = {e.input.get("path"): e for e in exchanges if e.name == "file_read"}
+    reads = {str(e.input.get("path")): e for e in exchanges if e.name == "file_read"}
     renders = [e for e in exchanges if e.name == "render_report"]
     if renders and renders[-1].status == "success":
         return _done(conv, renders[-1])

@@ -91,7 +91,9 @@ def _apply(spec: AnalysisSpec, requests: list[_Request]) -> AnalysisSpec | None:
 
 def _split_notes(lines: list[str]) -> tuple[list[str], list[str]]:
     """Old ``## revision_notes`` body, and the plan lines without header and notes."""
-    notes, rest, in_notes = [], [], False
+    notes: list[str] = []
+    rest: list[str] = []
+    in_notes = False
     for line in lines[1:] if lines and lines[0].startswith("# Plan") else lines:
         if line.strip().lower() == "## revision_notes":
             in_notes = True

@@ -230,7 +230,7 @@ def rate_defs(table: dict[str, Any]) -> dict[str, RateDef]:
     result: dict[str, RateDef] = {}
     for key, (_en, _ko, num, den, scale, unit_kind) in RATE_KINDS.items():
         if num in parts and den in parts:
-            unit = unit_kind
+            unit: str | None = unit_kind
             if unit_kind == "cost":
                 unit = measure_unit(column(table, parts["cost"]) or {})
                 unit = None if unit == "count" else unit

@@ -162,7 +162,7 @@ def _names(group: str | None) -> list[str]:
 
 def _build(kind: str, variant: str, lang: str, match: re.Match[str]) -> AnalysisSpec | None:
     found = match.groupdict()
-    one = {k: (_names(found.get(k)) or [None])[0] for k in ("m", "by", "x", "y", "view")}
+    one: dict[str, str | None] = {k: next(iter(_names(found.get(k))), None) for k in ("m", "by", "x", "y", "view")}
     if any(len(_names(found.get(k))) > 1 for k in ("m", "by")):
         return None
     period = next((k for k, w in PERIODS[lang].items() if w == found.get("period")), None)

@@ -18,8 +18,7 @@ _SECTION_LINES = 60
 
 
 def _unique(lines: list[str]) -> list[str]:
-    seen: set[str] = set()
-    return [line for line in lines if not (line in seen or seen.add(line))][:_SECTION_LINES]
+    return list(dict.fromkeys(lines))[:_SECTION_LINES]
 
 
 def _texts(conv: Conversation) -> list[str]:

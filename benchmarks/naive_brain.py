@@ -1,5 +1,7 @@
-"""The naive single-agent brain of the context ablation: one agent holds every tool and walks the whole plan in one
-conversation (analysis scripts, validation, report, audit, ticking the plan after each section).
+"""The naive single-agent brain of the context ablation (benchmark code, not shipped in the wheel).
+
+One agent holds every tool and walks the whole plan in one conversation (analysis scripts, validation, report,
+audit, ticking the plan after each section).
 
 It makes the same decisions the team makes, by asking each role's own brain about that role's slice of the
 conversation, so the two policies of the ablation differ only in what goes into each model call: here, the whole
@@ -9,15 +11,16 @@ plan, every instruction and every tool output so far, on every call.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
-from ...plan import parse_plan
-from ...state import completed_tasks
-from .conversation import Conversation, Reply, ToolExchange
-from .reporter_writer import reporter
-from .roles.auditor import auditor
-from .roles.coder import coder
-from .roles.role_helpers import language, standard_response
-from .roles.validator import validator
+from insightloom.models.offline.conversation import Conversation, Reply, ToolExchange
+from insightloom.models.offline.reporter_writer import reporter
+from insightloom.models.offline.roles.auditor import auditor
+from insightloom.models.offline.roles.coder import coder
+from insightloom.models.offline.roles.role_helpers import language, standard_response
+from insightloom.models.offline.roles.validator import validator
+from insightloom.plan import parse_plan
+from insightloom.state import completed_tasks
 
 #: The sections walked in order, each by its role's brain; a section ends when the plan is ticked for it.
 PHASES: tuple[tuple[str, Callable[[Conversation], Reply]], ...] = (
@@ -29,9 +32,9 @@ PHASES: tuple[tuple[str, Callable[[Conversation], Reply]], ...] = (
 TICK_TOOL = "update_plan"
 
 
-def _phase_messages(task: str, exchanges: list[ToolExchange]) -> list[dict]:
+def _phase_messages(task: str, exchanges: list[ToolExchange]) -> list[Any]:
     """A conversation holding only ``exchanges``, as the role's own agent would have had it."""
-    messages: list[dict] = [{"role": "user", "content": [{"text": task}]}]
+    messages: list[Any] = [{"role": "user", "content": [{"text": task}]}]
     for index, exchange in enumerate(exchanges):
         tool_id = f"phase_{index}"
         use = {"toolUseId": tool_id, "name": exchange.name, "input": exchange.input}

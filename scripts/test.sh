@@ -1,13 +1,23 @@
 #!/usr/bin/env bash
-# Set up a virtualenv with the dev extras and run the whole test suite. pytest's exit 5 (no tests) is a failure.
+# The README's test command: set up .venv with the dev extras, then every gate in turn — ruff lint, ruff format,
+# mypy, and the whole test suite in parallel (pytest-xdist). Extra arguments go to pytest, e.g. `-m "not e2e"` for
+# the core lane. pytest's exit 5 (no tests) is a failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e '.[dev]'
-.venv/bin/ruff check src tests benchmarks scripts
+LINTED=(src tests benchmarks scripts deploy)
+.venv/bin/ruff check "${LINTED[@]}"
+.venv/bin/ruff format --check "${LINTED[@]}"
+.venv/bin/mypy
+# A fresh, private temp root for this run: pytest refuses to start when /tmp/pytest-of-<user> was left behind by
+# another user or user namespace.
+PYTEST_DEBUG_TEMPROOT="$(mktemp -d -t insightloom-pytest-XXXXXX)"
+export PYTEST_DEBUG_TEMPROOT
+trap 'rm -rf "$PYTEST_DEBUG_TEMPROOT"' EXIT
 set +e
-.venv/bin/python -m pytest -q "$@"
+.venv/bin/python -m pytest -q -n "${PYTEST_WORKERS:-2}" "$@"
 rc=$?
 set -e
 if [ "$rc" -eq 5 ]; then

@@ -13,6 +13,9 @@ import pytest
 
 from repo_paths import SHARED, load_contract
 
+#: The test being set up or run, and any whole job (the Supervisor stage) it drove without the e2e marker.
+_current: dict[str, Any] = {"nodeid": None, "e2e": True}
+_unmarked_jobs: set[str] = set()
 #: Set by .ci/run: every skip is a failure, except the reference checks when ../shared is truly absent.
 NO_SKIPS_ENV = "INSIGHTLOOM_NO_SKIPS"
 SHARED_ABSENT = "reference folder ../shared is not beside the repository"
@@ -73,11 +76,34 @@ def shared_dir() -> Path:
     return SHARED
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Wrap the Supervisor stage so that a test driving a whole job without the e2e marker fails, naming itself."""
+    from insightloom.workflow import stages
+
+    real_supervise = stages.supervise
+
+    def supervise_marked_only(rt: Any) -> None:
+        if not _current["e2e"] and _current["nodeid"]:
+            _unmarked_jobs.add(_current["nodeid"])
+        real_supervise(rt)
+
+    stages.supervise = supervise_marked_only
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    _current.update(nodeid=item.nodeid, e2e=item.get_closest_marker("e2e") is not None)
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
-    """Under ``INSIGHTLOOM_NO_SKIPS=1`` (CI) a skip fails the test, so CI cannot pass by skipping."""
+    """Fail an unmarked test that drove a whole job; under ``INSIGHTLOOM_NO_SKIPS=1`` (CI) fail every skip."""
     outcome = yield
     report = outcome.get_result()  # type: ignore[attr-defined]
+    if call.when == "teardown" and item.nodeid in _unmarked_jobs:
+        report.outcome = "failed"
+        report.longrepr = f"{item.nodeid} drives a whole job (the Supervisor ran): mark it with pytest.mark.e2e"
+        return
     if not report.skipped or os.environ.get(NO_SKIPS_ENV) != "1" or hasattr(report, "wasxfail"):
         return
     reason = str(report.longrepr[2]) if isinstance(report.longrepr, tuple) else str(report.longrepr)

@@ -51,3 +51,23 @@ def test_make_demo_data_script_writes_the_file(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert out.read_bytes() == generate_demo_csv(tmp_path / "again.csv").read_bytes()
     assert (tmp_path / "cols.json").is_file()
+
+
+def test_wide_sample_table_is_deterministic_and_plans_up_to_forty_items(tmp_path: Path) -> None:
+    from insightloom.intake import ingest
+    from insightloom.models.offline.analyst import plan_markdown
+    from insightloom.plan import parse_plan
+    from insightloom.wide_demo_data import ATTRIBUTES, generate_wide_csv
+
+    first = generate_wide_csv(tmp_path / "a.csv")
+    assert first.read_bytes() == generate_wide_csv(tmp_path / "b.csv").read_bytes()
+    frame = pd.read_csv(first)
+    assert len(ATTRIBUTES) == 32 and set(ATTRIBUTES) <= set(frame.columns)
+    assert all(frame[name].nunique() == len(values) for name, values in ATTRIBUTES.items())
+    job = tmp_path / "job"
+    profile = ingest([first], job).to_dict()
+    roles = {c["name"]: c["role"] for c in profile["tables"][0]["columns"]}
+    assert all(roles[name] == "category" for name in ATTRIBUTES)
+    named = ", ".join(f"`{name}`" for name in ATTRIBUTES)
+    plan = parse_plan(plan_markdown(profile, f"Break Revenue down by each of: {named}."))
+    assert sum(len(section.items) for section in plan.sections) == 8 + 32

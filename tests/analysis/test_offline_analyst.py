@@ -23,6 +23,9 @@ from insightloom.models.offline.analyst import AnalysisSpec, parse_item, plan_an
 from insightloom.models.offline.roles.validator import expression
 from repo_paths import DATA, REPO
 
+# Every test here reads the module fixture that plans and runs every analysis script of five datasets.
+pytestmark = pytest.mark.e2e
+
 MOON_EN = DATA / "moon-market-en"
 MOON_KR = DATA / "moon-market-kr"
 YUMMY = DATA / "yummy-food"

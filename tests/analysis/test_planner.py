@@ -140,3 +140,14 @@ def test_ids_are_ascii_and_unique_for_korean_names() -> None:
     assert slug("Age Group") == "age_group" and slug("2024 sales").startswith("c")
     mapping = slug_map(["a-b", "a_b", "광고비용"])
     assert len(set(mapping.values())) == 3 and all(v.isascii() for v in mapping.values())
+
+
+def test_columns_named_in_backticks_are_exactly_the_breakdowns() -> None:
+    named = plan_analyses(SALES, "Break revenue down by `Gender` and `Region`, please.")
+    assert [s.by for s in named if s.kind == "breakdown"] == ["Gender", "Region"]
+    only_one = plan_analyses(SALES, "Break revenue down by `Gender`.")
+    assert [s.by for s in only_one if s.kind == "breakdown"] == ["Gender"]
+    # Names that are not usable category columns are ignored, and the default choice comes back.
+    ignored = plan_analyses(SALES, "Break it down by `Customer Name` and `Nope`.")
+    default = plan_analyses(SALES, "")
+    assert [s.by for s in ignored if s.kind == "breakdown"] == [s.by for s in default if s.kind == "breakdown"]

@@ -37,6 +37,7 @@ def finished_job(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root / "job"
 
 
+@pytest.mark.e2e
 def test_verify_and_audit_pass_on_a_finished_job(finished_job: Path) -> None:
     verify = CliRunner().invoke(app, ["verify", str(finished_job)])
     assert verify.exit_code == 0, verify.stdout
@@ -44,6 +45,7 @@ def test_verify_and_audit_pass_on_a_finished_job(finished_job: Path) -> None:
     assert audit.exit_code == 0 and "pass" in audit.stdout
 
 
+@pytest.mark.e2e
 def test_verify_and_audit_exit_3_after_tampering(finished_job: Path, tmp_path: Path) -> None:
     job = tmp_path / "tampered"
     shutil.copytree(finished_job, job)
@@ -57,6 +59,7 @@ def test_verify_and_audit_exit_3_after_tampering(finished_job: Path, tmp_path: P
     assert next(c for c in citations if c["calculation_id"] == first["id"])["verification_status"] == "needs_review"
 
 
+@pytest.mark.e2e
 def test_jobs_lists_status(finished_job: Path) -> None:
     result = CliRunner().invoke(app, ["jobs", "--artifacts", str(finished_job.parent)])
     job_id = json.loads((finished_job / "job.json").read_text())["id"]

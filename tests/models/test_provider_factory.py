@@ -73,3 +73,21 @@ def test_counting_subclass_uses_the_tokenizer_and_claude_margin() -> None:
     assert asyncio.run(claude.count_tokens(messages)) > counted
     assert plain.context_window_limit == 128_000
     assert counting_subclass(_FakeProvider) is counting_subclass(_FakeProvider)
+
+
+def test_offline_model_rejects_a_request_over_its_context_window_before_billing() -> None:
+    from strands.types.exceptions import ContextWindowOverflowException
+
+    model = OfflineModel(role="tracker", max_tokens=100)
+    model.update_config(context_window_limit=50)
+    messages = [{"role": "user", "content": [{"text": "word " * 200}]}]
+
+    with pytest.raises(ContextWindowOverflowException, match="50-token window"):
+        asyncio.run(_stream_all(model, messages))
+    small = [{"role": "user", "content": [{"text": "hello"}]}]
+    events = asyncio.run(_stream_all(model, small))
+    assert any("metadata" in event for event in events)
+
+
+async def _stream_all(model: OfflineModel, messages: list) -> list:
+    return [event async for event in model.stream(messages)]

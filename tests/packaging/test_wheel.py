@@ -45,6 +45,11 @@ def test_wheel_contains_prompts_and_skills(wheel: Path) -> None:
     skills = {n.split("/")[2] for n in names if n.startswith("insightloom/builtin_skills/") and n.endswith("SKILL.md")}
     assert len(skills) >= 3
     assert "insightloom/cli/__init__.py" in names
+    from insightloom.contracts import SCHEMA_NAMES
+
+    assert {f"insightloom/contracts/{n}.schema.json" for n in SCHEMA_NAMES} <= names
+    assert not any("naive" in n for n in names)  # the ablation's baseline is benchmark code, not product
+    assert not any(n.startswith(("tests/", "insightloom/data/")) or n.endswith(".csv") for n in names)
     entry = next(n for n in names if n.endswith("entry_points.txt"))
     assert "insightloom = insightloom.cli:main" in zipfile.ZipFile(wheel).read(entry).decode()
 

@@ -156,10 +156,30 @@ def test_korean_report_captions_figures_in_korean(tmp_path: Path) -> None:
     assert "그림 1: Revenue by region" in texts and not any(t.startswith("Figure") for t in texts)
 
 
-def test_pdf_export_when_libreoffice_is_installed(job: Path) -> None:
-    from insightloom.report.pdf import find_libreoffice
+STAND_IN_SOFFICE = """#!/bin/sh
+# Stands in for LibreOffice where it is not installed: records its arguments, writes a PDF like --convert-to would.
+printf '%s\\n' "$@" > "$(dirname "$0")/args.txt"
+while [ "$#" -gt 1 ]; do
+  if [ "$1" = "--outdir" ]; then outdir="$2"; fi
+  shift
+done
+name=$(basename "$1" .docx)
+printf '%%PDF-1.7 stand-in' > "$outdir/$name.pdf"
+"""
 
-    if find_libreoffice() is None:
-        pytest.skip("LibreOffice is not installed: apt-get install libreoffice-writer-nogui")
-    pdf = docx_to_pdf(render_report(ENGLISH_MD, job).docx_path)
-    assert pdf is not None and pdf.read_bytes()[:5] == b"%PDF-"
+
+def test_pdf_export_converts_with_a_private_profile(job: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Real LibreOffice where it is installed; elsewhere a stand-in soffice, so the wrapper is tested everywhere.
+    real = pdf.find_libreoffice()
+    if real is None:
+        bin_dir = tmp_path / "bin"
+        bin_dir.mkdir()
+        (bin_dir / "soffice").write_text(STAND_IN_SOFFICE, encoding="utf-8")
+        (bin_dir / "soffice").chmod(0o755)
+        monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
+    result = docx_to_pdf(render_report(ENGLISH_MD, job).docx_path)
+    assert result is not None and result == job / "final_report.pdf" and result.read_bytes()[:5] == b"%PDF-"
+    if real is None:
+        args = (tmp_path / "bin" / "args.txt").read_text(encoding="utf-8").splitlines()
+        assert "--headless" in args and args[args.index("--convert-to") + 1] == "pdf"
+        assert any(a.startswith("-env:UserInstallation=file://") for a in args)  # never the shared default profile

@@ -114,3 +114,18 @@ def test_the_hangul_web_font_is_open_and_has_no_tables_browsers_reject(tmp_path:
     font = TTFont(io.BytesIO(response.content))
     assert not [tag for tag in font.reader.tables if tag.startswith("TSI")]
     assert ord("한") in font.getBestCmap()
+
+
+def test_domain_errors_map_to_http_statuses_only_in_the_app_layer() -> None:
+    from insightloom import errors
+    from insightloom.service import app as app_module
+    from insightloom.service import manager as manager_module
+
+    assert app_module.http_status(errors.JobNotFound("No such job.")) == 404
+    assert app_module.http_status(errors.JobConflict("not awaiting review")) == 409
+    assert app_module.http_status(errors.QueueFull("full")) == 503
+    assert app_module.http_status(errors.BadInputError("bad")) == 400
+    assert app_module.http_status(errors.BudgetExceeded("ceiling")) == 500
+    assert "fastapi" not in Path(manager_module.__file__).read_text(encoding="utf-8")
+    assert issubclass(errors.QueueFull, errors.InsightloomError)
+    assert issubclass(errors.ServerUnavailable, errors.ExecutionError)

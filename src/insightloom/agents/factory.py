@@ -8,13 +8,14 @@ The context policy lives here, so every agent gets it the same way:
 - agents that loop over tools get their older exchanges reduced to stubs (``context.history``);
 - every agent carries the cancel guard and the per-job ceilings.
 
-``naive=True`` turns all of it off (one uncached prompt, full history, no reduction): the baseline of the ablation
-benchmark.
+A ``ContextPolicy`` switches the parts off one by one: the ablation benchmark's naive baseline keeps the full
+history with no reduction and no summarizing, and is measured with caching on and off.
 """
 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import Any
 
 from strands import Agent, ModelRetryStrategy
@@ -47,6 +48,24 @@ REDUCTION: dict[str, ReductionPolicy] = {
     "validator": ReductionPolicy(keep_recent=1, threshold_tokens=4000, input_tokens=300),
     "reporter": ReductionPolicy(keep_recent=1, threshold_tokens=1000, input_tokens=300),
 }
+
+
+@dataclass(frozen=True)
+class ContextPolicy:
+    """Which parts of the context policy an agent gets.
+
+    Attributes:
+        cache: Cache points where the agent's spec asks for caching and the provider honours them.
+        reduce_history: Older tool exchanges of looping agents reduced to stubs (``context.history``).
+        summarize: Strands' summarizing safety net on the long-running agents.
+    """
+
+    cache: bool = True
+    reduce_history: bool = True
+    summarize: bool = True
+
+
+ENGINEERED = ContextPolicy()
 CACHE_POINT: SystemContentBlock = {"cachePoint": {"type": "default"}}
 #: Providers that honour a cachePoint block (offline simulates Bedrock); the others get one plain string.
 CACHE_POINT_PROVIDERS = frozenset({"bedrock", "anthropic", "offline"})
@@ -63,8 +82,8 @@ def system_prompt_for(prompt: str, cache: bool) -> str | list[SystemContentBlock
     return blocks
 
 
-def _conversation_manager(role: str, rt: JobRuntime, naive: bool) -> Any:
-    if naive or role not in SUMMARIZED_ROLES:
+def _conversation_manager(role: str, rt: JobRuntime, policy: ContextPolicy) -> Any:
+    if not policy.summarize or role not in SUMMARIZED_ROLES:
         return NullConversationManager()
     prompt = load_prompt("summarization", rt.settings.prompts_dir).replace("${max_tokens}", str(SUMMARY_MAX_TOKENS))
     static, dynamic = split_static(prompt)
@@ -90,7 +109,7 @@ def build_agent(
     hooks: list[Any] | None = None,
     *,
     model: Model | None = None,
-    naive: bool = False,
+    policy: ContextPolicy = ENGINEERED,
 ) -> Agent:
     """Build one agent for this job.
 
@@ -101,7 +120,7 @@ def build_agent(
         tools: The agent's tools.
         hooks: Extra hook providers (e.g. a skill's allowed-tools guard).
         model: A model to use instead of the role's configured one (the ablation's naive brain).
-        naive: Turn the context policy off: no cache points, full history, no reduction, no summarizing.
+        policy: Which parts of the context policy apply; the product always uses ``ENGINEERED``.
     """
     spec = rt.settings.spec(role)
     if rt.prices is None:
@@ -109,9 +128,9 @@ def build_agent(
     prices = rt.prices
     if role == "supervisor":
         start_wall_clock(rt)  # running time counts from here: the plan review's wait is not the job's work
-    cached = spec.cache and spec.provider in CACHE_POINT_PROVIDERS and not naive
+    cached = policy.cache and spec.cache and spec.provider in CACHE_POINT_PROVIDERS
     policy_hooks: list[Any] = [CancelGuard(rt), BudgetGuard(rt)]
-    if not naive and role in REDUCTION:
+    if policy.reduce_history and role in REDUCTION:
         policy_hooks.append(HistoryReducer(REDUCTION[role]))
     return Agent(
         model=model or _model(role, rt),
@@ -119,7 +138,7 @@ def build_agent(
         tools=tools or [],
         name=role,
         callback_handler=None,
-        conversation_manager=_conversation_manager(role, rt, naive),
+        conversation_manager=_conversation_manager(role, rt, policy),
         hooks=[AgentTelemetry(role, rt.job.events, rt.ledger, rt.job.path("transcripts"), prices), *policy_hooks]
         + list(hooks or []),
         tool_executor=SequentialToolExecutor(),

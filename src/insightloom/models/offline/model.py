@@ -17,13 +17,14 @@ from typing import Any, TypedDict, TypeVar
 from pydantic import BaseModel
 from strands.models import Model
 from strands.types.content import Messages
+from strands.types.exceptions import ContextWindowOverflowException
 from strands.types.streaming import StreamEvent
 from strands.types.tools import ToolSpec
 
 from ...context.prompt_cache import PrefixCache
-from ...context.tokens import count_request, count_tokens, request_blocks
+from ...context.tokens import RequestBlock, count_request, count_tokens, request_blocks
 from .conversation import Conversation, Reply
-from .roles import respond
+from .roles import is_summarization, respond
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T", bound=BaseModel)
@@ -67,6 +68,8 @@ class OfflineModel(Model):
         self.brain = brain
         self.prompt_cache = PrefixCache(self.config["model_id"])
         self._calls = 0
+        #: Summarization calls answered (the conversation manager's, which bypass the agent's hooks).
+        self.summaries = 0
 
     def update_config(self, **model_config: Any) -> None:
         self.config.update(model_config)  # type: ignore[typeddict-item]
@@ -102,11 +105,12 @@ class OfflineModel(Model):
         content = kwargs.get("system_prompt_content")
         if system_prompt is None and content:
             system_prompt = "\n".join(b.get("text", "") for b in content if "text" in b)
+        blocks = request_blocks(messages, tool_specs, system_prompt, content)
+        self._check_window(blocks)
         # Billed before the reply is decided, as a hosted model bills the request it received.
-        billed = self.prompt_cache.account(
-            request_blocks(messages, tool_specs, system_prompt, content), auto=bool(self.config["cache"])
-        )
+        billed = self.prompt_cache.account(blocks, auto=bool(self.config["cache"]))
         conversation = Conversation(system_prompt or "", messages, {spec["name"] for spec in tool_specs or []})
+        self.summaries += is_summarization(conversation)
         reply = self.brain(conversation) if self.brain else respond(self.config["role"], conversation)
         reply = self._clip(reply)
         output_text = reply.text + "".join(
@@ -135,6 +139,15 @@ class OfflineModel(Model):
                 "metrics": {"latencyMs": int((time.perf_counter() - started) * 1000)},
             }
         }
+
+    def _check_window(self, blocks: list[RequestBlock]) -> None:
+        """Reject a request over the context window, as a hosted model does before it bills anything."""
+        window = self.config["context_window_limit"]
+        if sum(len(b.text.encode()) for b in blocks) <= window:  # a token is at least one byte: surely fits
+            return
+        sent = sum(b.tokens for b in blocks)
+        if sent > window:
+            raise ContextWindowOverflowException(f"the request holds {sent:,} tokens: over the {window:,}-token window")
 
     def _clip(self, reply: Reply) -> Reply:
         """Cut final text to the output budget, as max_tokens does on a hosted model."""

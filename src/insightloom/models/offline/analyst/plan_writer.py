@@ -44,7 +44,7 @@ def _table_specs(table: dict[str, Any], view: str | None, request: str, full: bo
         specs.append(AnalysisSpec("kpi", view, measures=tuple(ms[: selection.MAX_KPI_MEASURES]), rates=rates))
     primary_col = selection.column(table, primary) or {}
     agg = "count" if primary is None else "sum" if selection.is_additive(primary_col) else "mean"
-    cats = selection.categories(table, request)[: selection.MAX_BREAKDOWNS if full else 1]
+    cats = selection.breakdown_columns(table, request, full=full)
     specs += [AnalysisSpec("breakdown", view, measure=primary, by=cat, agg=agg) for cat in cats]
     if not full:
         return specs
@@ -89,7 +89,7 @@ def _thought(profile: dict[str, Any], request: str, language: str) -> str:
     lines = []
     for table in selection.tables(profile):
         ms = selection.measures(table, request)[: selection.MAX_KPI_MEASURES]
-        cats = selection.categories(table, request)[: selection.MAX_BREAKDOWNS]
+        cats = selection.breakdown_columns(table, request)
         date = selection.date_column(table)
         rates = [selection.rate_label(k, language) for k in selection.rate_defs(table)]
         skipped = [c["name"] for c in table.get("columns", []) if not selection.usable(c)]

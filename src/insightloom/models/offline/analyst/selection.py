@@ -18,6 +18,8 @@ logger = logging.getLogger(__name__)
 EXCLUDED_ROLES = ("pii", "identifier")
 MAX_KPI_MEASURES = 4
 MAX_BREAKDOWNS = 3
+#: Breakdowns the request may ask for by naming columns in backticks (a long plan on a wide table).
+MAX_REQUESTED_BREAKDOWNS = 40
 MAX_GROUPS = 50
 
 _ID_LIKE = re.compile(
@@ -189,6 +191,20 @@ def categories(table: dict[str, Any], request: str = "") -> list[str]:
     ]
     ranked = sorted(enumerate(cands), key=lambda p: (-_category_score(p[1], rows, request), p[0]))
     return [c["name"] for _, c in ranked]
+
+
+def breakdown_columns(table: dict[str, Any], request: str = "", *, full: bool = True) -> list[str]:
+    """The category columns to break the main measure down by.
+
+    Columns the request names in backticks (`` `Store Format` ``) are all taken, in the request's order, up to
+    ``MAX_REQUESTED_BREAKDOWNS``: the user asked for exactly those. Otherwise the best ``MAX_BREAKDOWNS`` (one for a
+    further table, ``full=False``).
+    """
+    usable_names = categories(table, request)
+    named = [n for n in dict.fromkeys(re.findall(r"`([^`]+)`", request or "")) if n in usable_names]
+    if named:
+        return named[:MAX_REQUESTED_BREAKDOWNS]
+    return usable_names[: MAX_BREAKDOWNS if full else 1]
 
 
 def date_column(table: dict[str, Any]) -> str | None:

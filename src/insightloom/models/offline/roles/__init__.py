@@ -31,11 +31,14 @@ ROLES: dict[str, Callable[[Conversation], Reply]] = {
 }
 
 
+def is_summarization(conv: Conversation) -> bool:
+    """Whether the request is the conversation manager's summarization call (recognised by its prompt)."""
+    return "summar" in conv.system_prompt[:400].lower() and not conv.tool_names
+
+
 def respond(role: str, conv: Conversation) -> Reply:
-    """The next reply for ``role``; summarization requests are recognised by their prompt."""
-    if "summar" in conv.system_prompt[:400].lower() and not conv.tool_names:
-        return summarizer(conv)
-    return ROLES[role](conv)
+    """The next reply for ``role``; summarization requests go to the summarizer."""
+    return summarizer(conv) if is_summarization(conv) else ROLES[role](conv)
 
 
-__all__ = ["ROLES", "respond", "standard_response"]
+__all__ = ["ROLES", "is_summarization", "respond", "standard_response"]

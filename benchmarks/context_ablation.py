@@ -52,7 +52,7 @@ from insightloom.runtime import JobRuntime  # noqa: E402
 from insightloom.skills import discover_skills  # noqa: E402
 from insightloom.telemetry.usage import CallRecord  # noqa: E402
 from insightloom.wide_demo_data import ATTRIBUTES, generate_wide_csv  # noqa: E402
-from insightloom.workflow import AutoApprove, JobOptions, create_job, drive, start, stages  # noqa: E402
+from insightloom.workflow import AutoApprove, JobOptions, create_job, drive, stages, start  # noqa: E402
 
 logger = logging.getLogger(__name__)
 REQUEST = "Analyze this sales data and write a DOCX report"

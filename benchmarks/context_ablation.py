@@ -157,7 +157,7 @@ def _options(root: Path, work: Workload, name: str, cached: bool) -> JobOptions:
 
 
 def _summaries(rt: JobRuntime) -> int:
-    return sum(getattr(model, "summaries", 0) for model in rt.models.values())
+    return sum(getattr(model, "summarizations", 0) for model in rt.models.values())
 
 
 def run_engineered(root: Path, work: Workload, cached: bool) -> tuple[PolicyRun, str]:

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The README's test command: set up .venv with the dev extras, then every gate in turn — ruff lint, ruff format,
 # mypy, and the whole test suite in parallel (pytest-xdist). Extra arguments go to pytest, e.g. `-m "not e2e"` for
-# the core lane. pytest's exit 5 (no tests) is a failure.
+# the core lane. pytest's exit 5 (no tests) is a failure (scripts/run_pytest.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 -m venv .venv
@@ -16,12 +16,4 @@ LINTED=(src tests benchmarks scripts deploy)
 PYTEST_DEBUG_TEMPROOT="$(mktemp -d -t insightloom-pytest-XXXXXX)"
 export PYTEST_DEBUG_TEMPROOT
 trap 'rm -rf "$PYTEST_DEBUG_TEMPROOT"' EXIT
-set +e
-.venv/bin/python -m pytest -q -n "${PYTEST_WORKERS:-2}" "$@"
-rc=$?
-set -e
-if [ "$rc" -eq 5 ]; then
-  echo "pytest collected no tests: failing on purpose" >&2
-  exit 1
-fi
-exit "$rc"
+bash scripts/run_pytest.sh -q -n "${PYTEST_WORKERS:-2}" "$@"

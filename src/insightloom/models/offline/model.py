@@ -69,7 +69,7 @@ class OfflineModel(Model):
         self.prompt_cache = PrefixCache(self.config["model_id"])
         self._calls = 0
         #: Summarization calls answered (the conversation manager's, which bypass the agent's hooks).
-        self.summaries = 0
+        self.summarizations = 0
 
     def update_config(self, **model_config: Any) -> None:
         self.config.update(model_config)  # type: ignore[typeddict-item]
@@ -110,7 +110,7 @@ class OfflineModel(Model):
         # Billed before the reply is decided, as a hosted model bills the request it received.
         billed = self.prompt_cache.account(blocks, auto=bool(self.config["cache"]))
         conversation = Conversation(system_prompt or "", messages, {spec["name"] for spec in tool_specs or []})
-        self.summaries += is_summarization(conversation)
+        self.summarizations += is_summarization(conversation)
         reply = self.brain(conversation) if self.brain else respond(self.config["role"], conversation)
         reply = self._clip(reply)
         output_text = reply.text + "".join(

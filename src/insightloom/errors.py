@@ -6,6 +6,7 @@ only, ``service.app``) the HTTP status::
     InsightloomError                 exit 1    HTTP 500
     ├── BadInputError                exit 2    HTTP 400  (missing/empty/unreadable file, bad option, path escape)
     │   ├── UnknownSkillError
+    │   ├── UnsafePathError                            (a job file or folder is a symlink the host won't follow)
     │   └── JobNotFound              exit 2    HTTP 404  (no such job, or not the caller's)
     ├── JobConflict                  exit 2    HTTP 409  (the job is not in a state for this action)
     ├── ServiceBusy                  exit 1    HTTP 503  (no room to queue work now; try again later)
@@ -50,6 +51,10 @@ class BadInputError(InsightloomError):
 
 class UnknownSkillError(BadInputError):
     """A skill name that no skills folder provides, or that is not a valid name."""
+
+
+class UnsafePathError(BadInputError):
+    """A path inside a job folder is a symbolic link (or escapes the folder), so the host refuses to follow it."""
 
 
 class JobNotFound(BadInputError):

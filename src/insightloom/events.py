@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from .fileio import append_text, read_text
 from .timeutil import utc_now
 
 logger = logging.getLogger(__name__)
@@ -68,7 +69,7 @@ class EventLog:
         if not self.path.exists():
             return 0
         last = 0
-        for line in self.path.read_text(encoding="utf-8").splitlines():
+        for line in read_text(self.path, beneath=self.path.parent).splitlines():
             try:
                 last = max(last, int(json.loads(line)["id"]))
             except (ValueError, KeyError, TypeError):
@@ -83,8 +84,7 @@ class EventLog:
         with self._lock:
             event = Event(self._next_id, utc_now(), self.job_id, kind, data)
             self._next_id += 1
-            with self.path.open("a", encoding="utf-8") as fh:
-                fh.write(event.to_json() + "\n")
+            append_text(self.path, event.to_json() + "\n", beneath=self.path.parent)
         for listener in list(self._listeners):
             try:
                 listener(event)
@@ -97,7 +97,7 @@ class EventLog:
         if not self.path.exists():
             return []
         events = []
-        for line in self.path.read_text(encoding="utf-8").splitlines():
+        for line in read_text(self.path, beneath=self.path.parent).splitlines():
             raw = json.loads(line)
             if raw["id"] > after_id:
                 events.append(Event(**raw))

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from .errors import BadInputError
 from .events import EventLog
-from .fileio import read_json, write_json
+from .fileio import read_json, write_json, write_text_atomic
 from .timeutil import compact_utc, utc_now
 
 logger = logging.getLogger(__name__)
@@ -94,13 +94,14 @@ class JobFolder:
             raise BadInputError(
                 f"{root} is not a job folder (no job.json).", "pass a folder made by `insightloom run`."
             )
-        return cls(root, read_json(path)["id"])
+        return cls(root, read_json(path, beneath=root)["id"])
 
     def path(self, *parts: str) -> Path:
         return self.root.joinpath(*parts)
 
     def status(self) -> dict[str, Any]:
-        return read_json(self.path("job.json"))
+        status: dict[str, Any] = read_json(self.path("job.json"), beneath=self.root)
+        return status
 
     def update(
         self, *, status: JobStatus | None = None, stage: str | None = None, error: str | None = None, **extra: Any
@@ -118,7 +119,7 @@ class JobFolder:
             elif status is not None and status != "failed":
                 data.pop("error", None)
             data["updated_at"] = utc_now()
-            write_json(self.path("job.json"), data)
+            write_json(self.path("job.json"), data, beneath=self.root)
 
     def set_stage(self, stage: str) -> None:
         self.update(status="running", stage=stage)
@@ -126,10 +127,15 @@ class JobFolder:
 
     def request_cancel(self) -> None:
         """Ask whichever process runs this job to stop at its next model or tool call."""
-        self.path(CANCEL_FILE).write_text(utc_now() + "\n", encoding="utf-8")
+        write_text_atomic(self.path(CANCEL_FILE), utc_now() + "\n", beneath=self.root)
 
     def cancel_requested(self) -> bool:
         return self.path(CANCEL_FILE).exists()
 
     def write_json(self, name: str, data: Any) -> None:
-        write_json(self.path(name), data)
+        """Write a job file atomically, refusing to follow a symlink a script planted."""
+        write_json(self.path(name), data, beneath=self.root)
+
+    def write_text(self, name: str, text: str) -> None:
+        """Write a job text file (``plan.md`` ...) atomically, refusing to follow a symlink a script planted."""
+        write_text_atomic(self.path(name), text, beneath=self.root)

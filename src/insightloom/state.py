@@ -166,7 +166,7 @@ class SharedState:
 
     def save(self) -> None:
         if self.path is not None:
-            write_json(self.path, self.to_dict())
+            write_json(self.path, self.to_dict(), beneath=self.path.parent)
 
     @classmethod
     def load(cls, path: Path) -> SharedState:

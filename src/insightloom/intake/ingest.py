@@ -81,7 +81,7 @@ def ingest(
             taken.add(FIRST_INPUT_ALIAS)
     _warn_unused_definitions(definitions, tables)
     profile = DataProfile(tables=tables, aliases=aliases, language=detect_language(texts))
-    write_text_atomic(cache_dir / PROFILE_FILE, profile.to_json())
+    write_text_atomic(cache_dir / PROFILE_FILE, profile.to_json(), beneath=cache_dir.parent)
     logger.info("intake done: %d table(s), language %s", len(tables), profile.language)
     return profile
 

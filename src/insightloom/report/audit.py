@@ -275,6 +275,7 @@ def audit_report(job_dir: Path, retry_count: int = 0, *, max_retries: int = 2) -
             "stats": stats,
             "findings": findings,
         },
+        beneath=job_dir,
     )
     logger.info("audit %s: %s", job_dir.name, result.to_text().splitlines()[0])
     return result

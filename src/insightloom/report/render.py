@@ -219,7 +219,7 @@ def _record_markers(job_dir: Path, markers: dict[str, str]) -> None:
         entry["citation_id"] = markers.get(str(entry.get("calculation_id")))
     data.setdefault("metadata", {})["cited_calculations"] = sum(1 for e in data["citations"] if e["citation_id"])
     data["metadata"]["total_calculations"] = len(data["citations"])
-    write_json(job_dir / CITATIONS_FILE, data)
+    write_json(job_dir / CITATIONS_FILE, data, beneath=job_dir)
 
 
 def render_report(
@@ -241,7 +241,7 @@ def render_report(
             Only report.md is written then.
     """
     job_dir = Path(job_dir)
-    write_text_atomic(job_dir / MARKDOWN_NAME, markdown)
+    write_text_atomic(job_dir / MARKDOWN_NAME, markdown, beneath=job_dir)
     blocks = parse_markdown(markdown)
     if blocks and blocks[0].kind == "heading" and blocks[0].level == 1:
         title = title or blocks.pop(0).text

@@ -22,7 +22,7 @@ from strands.hooks import (
 )
 
 from ..events import EventLog
-from ..jobs import write_json
+from ..fileio import read_json, write_json
 from ..timeutil import utc_now
 from .pricing import PriceTable
 from .usage import CallRecord, UsageLedger
@@ -79,6 +79,7 @@ class AgentTelemetry(HookProvider):
         self.ledger = ledger
         self.prices = prices
         self.transcript_path = transcripts / f"{role}.json"
+        self.job_root = transcripts.parent
         self._calls = 0
         self._started = ""
 
@@ -127,8 +128,8 @@ class AgentTelemetry(HookProvider):
             existing: list[dict[str, Any]] = []
             if self.transcript_path.exists():
                 try:
-                    existing = json.loads(self.transcript_path.read_text(encoding="utf-8"))["invocations"]
+                    existing = read_json(self.transcript_path, beneath=self.job_root)["invocations"]
                 except (ValueError, KeyError):
                     logger.warning("transcript %s was unreadable; starting it again", self.transcript_path)
             existing.append(entry)
-            write_json(self.transcript_path, {"agent": self.role, "invocations": existing})
+            write_json(self.transcript_path, {"agent": self.role, "invocations": existing}, beneath=self.job_root)

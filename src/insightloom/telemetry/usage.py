@@ -138,4 +138,4 @@ class UsageLedger:
     def save(self) -> None:
         if self.path is not None:
             with self._save_lock:
-                write_json(self.path, self.to_dict())
+                write_json(self.path, self.to_dict(), beneath=self.path.parent)

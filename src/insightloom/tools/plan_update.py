@@ -5,6 +5,7 @@ from __future__ import annotations
 from strands import tool
 from strands.types.tools import AgentTool
 
+from ..errors import UnsafePathError
 from ..plan import check_items, parse_plan
 from ..runtime import JobRuntime
 from .tool_results import tool_error
@@ -19,8 +20,11 @@ def make_update_plan(rt: JobRuntime) -> AgentTool:
             items: The exact wording of each completed item, as listed under Completed Tasks.
         """
         new_plan, flipped, missing = check_items(rt.state.full_plan, items)
+        try:
+            rt.job.write_text("plan.md", new_plan)
+        except UnsafePathError as exc:
+            return tool_error(str(exc))
         rt.state.set_plan(new_plan)
-        rt.job.path("plan.md").write_text(new_plan, encoding="utf-8")
         status = parse_plan(new_plan).status_lines()
         text = f"Ticked {len(flipped)} item(s).\n## Plan Status\n{status}"
         if missing:

@@ -12,6 +12,7 @@ from strands.types.tools import AgentTool
 
 from ..errors import BadInputError, ExecutionError
 from ..execution import Limits, get_runner, resolve_script_path
+from ..fileio import write_text_atomic
 from ..runtime import JobRuntime
 from .tool_results import tool_error
 
@@ -32,10 +33,9 @@ def make_write_and_execute(rt: JobRuntime) -> AgentTool:
         """
         try:
             script = resolve_script_path(rt.root, file_path)
+            write_text_atomic(script, content, beneath=rt.root)  # never through a code/ link a script planted
         except BadInputError as exc:
             return tool_error(str(exc))
-        script.parent.mkdir(parents=True, exist_ok=True)
-        script.write_text(content, encoding="utf-8")
         limits = Limits(timeout_s=max(1, min(int(timeout), rt.settings.script_timeout_s * 5)))
         try:
             result = runner.run(script, rt.root, limits)

@@ -207,8 +207,8 @@ def _write_outputs(job_dir: Path, entries: list[dict[str, Any]], summary: Valida
     cited = sum(1 for e in entries if e.get("citation_id"))
     generated_at = utc_now()
     metadata = {"generated_at": generated_at, "total_calculations": len(entries), "cited_calculations": cited}
-    write_json(job_dir / CITATIONS_FILE, {"metadata": metadata, "citations": entries})
-    write_text_atomic(job_dir / REPORT_FILE, report_text(entries, summary, generated_at))
+    write_json(job_dir / CITATIONS_FILE, {"metadata": metadata, "citations": entries}, beneath=job_dir)
+    write_text_atomic(job_dir / REPORT_FILE, report_text(entries, summary, generated_at), beneath=job_dir)
 
 
 def report_text(entries: list[dict[str, Any]], summary: ValidationSummary, generated_at: str) -> str:

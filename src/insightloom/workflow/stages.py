@@ -105,7 +105,7 @@ def _ask_planner(rt: JobRuntime, name: str, **values: object) -> str:
 
 def set_plan(rt: JobRuntime, plan: str) -> None:
     rt.state.set_plan(plan)
-    rt.job.path("plan.md").write_text(plan, encoding="utf-8")
+    rt.job.write_text("plan.md", plan)
 
 
 def plan(rt: JobRuntime) -> str:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import re
 import signal
 import tempfile
 import threading
@@ -37,7 +36,14 @@ _THREAD_PINS = {
     "MPLBACKEND": "Agg",
     "PYTHONDONTWRITEBYTECODE": "1",
 }
-_SECRET_NAME = re.compile(r"SECRET|TOKEN|PASSWORD|PASSWD|CREDENTIAL|API_KEY|ACCESS_KEY|PRIVATE_KEY|^AWS_", re.I)
+#: The only host variables a runner process (and so a script) may see: an allowlist, because a denylist of secret
+#: names always misses one (INSIGHTLOOM_TOKENS_FILE, a provider's new key name, ...).
+ALLOWED_ENV = frozenset(
+    {
+        "PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TERM", "PYTHONHASHSEED", "PYTHONIOENCODING",
+        "PYTHONUTF8", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "MPLCONFIGDIR", "XDG_CACHE_HOME", "SOURCE_DATE_EPOCH",
+    }
+)  # fmt: skip
 _warned: set[str] = set()
 _warn_lock = threading.Lock()
 
@@ -63,8 +69,9 @@ def src_dir() -> str:
 
 
 def child_env() -> dict[str, str]:
-    """Environment for runner processes: the host's, minus credentials, plus thread pins and PYTHONPATH."""
-    env = {k: v for k, v in os.environ.items() if not _SECRET_NAME.search(k)}
+    """Environment for runner processes: the allowlisted host variables (``ALLOWED_ENV``, ``LC_*``), thread pins and
+    PYTHONPATH. Credentials, tokens and the service's settings never reach a script."""
+    env = {k: v for k, v in os.environ.items() if k in ALLOWED_ENV or k.startswith("LC_")}
     env.update(_THREAD_PINS)
     paths = [src_dir()] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
     env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))

@@ -1,0 +1,47 @@
+"""Scripts see an allowlisted environment: no API token, tokens file, cloud or model key reaches them, whatever its
+name (escape class 3, the child's side: the variables the runner hands down)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from insightloom.execution import ColdRunner, Limits, WarmRunner
+from insightloom.execution.runner_base import child_env
+
+SECRETS = {
+    "INSIGHTLOOM_API_TOKEN": "tok-do-not-leak",
+    "INSIGHTLOOM_TOKENS_FILE": "/srv/tokens-do-not-leak.yaml",
+    "AWS_SECRET_ACCESS_KEY": "aws-do-not-leak",
+    "ANTHROPIC_API_KEY": "anthropic-do-not-leak",
+    "MY_COMPANY_DB_DSN": "postgres://user:pw-do-not-leak@db/x",  # a name no denylist would think of
+}
+SCRIPT = "import os\nleaks = [k for k, v in os.environ.items() if 'do-not-leak' in v]\nprint('leaks', leaks)\n"
+
+
+def test_child_env_is_an_allowlist(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name, value in SECRETS.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("LC_ALL", "C.UTF-8")
+    env = child_env()
+    assert not any("do-not-leak" in value for value in env.values())
+    assert env["LC_ALL"] == "C.UTF-8" and "PATH" in env and env["MPLBACKEND"] == "Agg"
+
+
+@pytest.mark.parametrize("kind", ["warm", "cold"])
+def test_scripts_never_see_host_secrets(kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name, value in SECRETS.items():
+        monkeypatch.setenv(name, value)
+    job = tmp_path / "job"
+    (job / "code").mkdir(parents=True)
+    script = job / "code" / "env.py"
+    script.write_text(SCRIPT, encoding="utf-8")
+    runner = WarmRunner() if kind == "warm" else ColdRunner()  # started after the secrets were set
+    try:
+        result = runner.run(script, job, Limits(timeout_s=60))
+    finally:
+        if isinstance(runner, WarmRunner):
+            runner.shutdown()
+    assert result.exit_code == 0, result.stderr
+    assert "leaks []" in result.stdout

@@ -1,13 +1,19 @@
 """``bash_tool``: a few read-only inspection commands, run without a shell, inside the job folder.
 
 Model-written text never reaches a shell: the command is split with shlex, the program must be on an allow-list,
-and every path-like argument must resolve inside the job folder.
+every path-like argument must resolve inside the job folder, options that read file names from a file or follow
+every symlink are refused, and the output is read as a stream and cut while it arrives, so a huge file never fills
+the host's memory.
 """
 
 from __future__ import annotations
 
+import os
+import selectors
 import shlex
+import signal
 import subprocess
+import time
 
 from strands import tool
 from strands.types.tools import AgentTool
@@ -22,6 +28,83 @@ ALLOWED = frozenset({"ls", "head", "tail", "wc", "cat", "grep", "uniq", "cut", "
 _SAFE_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LC_ALL": "C.UTF-8"}  # no credentials from the host
 MAX_OUTPUT = 4_000
 MAX_TIMEOUT = 60
+_READ_CHUNK = 65_536
+#: Options that make a program read a list of file names from a file (unchecked paths) or follow every symlink.
+REFUSED_OPTIONS: dict[str, tuple[str, ...]] = {
+    "wc": ("--files0-from",),
+    "du": ("--files0-from", "-L", "--dereference"),
+    "file": ("-f", "--files-from"),
+    "grep": ("-R", "--dereference-recursive"),
+    "ls": ("-L", "--dereference"),
+    "stat": ("-L", "--dereference"),
+}
+
+
+def _refused_option(program: str, args: list[str]) -> str | None:
+    for arg in args:
+        for option in REFUSED_OPTIONS.get(program, ()):
+            long_match = option.startswith("--") and (arg == option or arg.startswith(option + "="))
+            short_match = not option.startswith("--") and arg.startswith("-") and not arg.startswith("--")
+            if long_match or (short_match and option[1] in arg[1:]):
+                return option
+    return None
+
+
+class _Capped:
+    """Keeps the head and the tail of a stream within ``limit`` characters, counting what it drops."""
+
+    def __init__(self, limit: int) -> None:
+        self.half = limit // 2
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = 0
+
+    def feed(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        room = self.half - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        self.tail = (self.tail + chunk)[-self.half :]
+
+    def text(self) -> str:
+        cut = self.total - len(self.head) - len(self.tail)
+        head = self.head.decode("utf-8", "replace")
+        tail = self.tail.decode("utf-8", "replace")
+        return f"{head}\n[... {cut:,} bytes cut ...]\n{tail}" if cut > 0 else head + tail
+
+
+def _run_streamed(args: list[str], cwd: str, timeout: float) -> tuple[int | None, str]:
+    """Run ``args`` with stdout and stderr merged, reading as it comes; (exit code or None on timeout, output)."""
+    proc = subprocess.Popen(
+        args,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env=_SAFE_ENV,
+        start_new_session=True,
+    )
+    assert proc.stdout is not None
+    output = _Capped(MAX_OUTPUT)
+    deadline = time.monotonic() + timeout
+    with selectors.DefaultSelector() as sel:
+        sel.register(proc.stdout, selectors.EVENT_READ)
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+                proc.stdout.close()
+                return None, output.text()
+            if not sel.select(min(remaining, 1.0)):
+                continue
+            chunk = os.read(proc.stdout.fileno(), _READ_CHUNK)
+            if not chunk:
+                break
+            output.feed(chunk)
+    proc.stdout.close()
+    return proc.wait(), output.text()
 
 
 def _paths_in(arg: str) -> list[str]:
@@ -53,30 +136,22 @@ def make_bash_tool(rt: JobRuntime) -> AgentTool:
             return tool_error(f"Command {args[0] if args else ''!r} is not allowed. Fix: use one of {sorted(ALLOWED)}.")
         if any(token in {"|", ">", ">>", "<", "&&", ";", "||"} for token in args):
             return tool_error("Pipes, redirections and command chains are not supported. Fix: run one command.")
+        refused = _refused_option(args[0], args[1:])
+        if refused:
+            return tool_error(
+                f"{args[0]} {refused} is not allowed: it reads file names from a file or follows every link. "
+                "Fix: name the files on the command line (grep: use -r)."
+            )
         try:
             for arg in args[1:]:
                 for path in _paths_in(arg):
                     inside_job(rt.root, path)
         except BadInputError as exc:
             return tool_error(str(exc))
-        try:
-            done = subprocess.run(
-                args,
-                cwd=rt.root,
-                capture_output=True,
-                text=True,
-                timeout=limit,
-                errors="replace",
-                env=_SAFE_ENV,
-                check=False,
-            )
-        except subprocess.TimeoutExpired:
-            return tool_error(f"Killed after {limit} s timeout.")
-        output = (done.stdout + done.stderr).strip()
-        if len(output) > MAX_OUTPUT:
-            cut = len(output) - MAX_OUTPUT
-            output = output[: MAX_OUTPUT // 2] + f"\n[... {cut} characters cut ...]\n" + output[-MAX_OUTPUT // 2 :]
-        result = f"exit status {done.returncode}\n{output}"
-        return result if done.returncode == 0 else tool_error(result)
+        code, output = _run_streamed(args, str(rt.root), limit)
+        if code is None:
+            return tool_error(f"Killed after {limit} s timeout.\n{output.strip()}")
+        result = f"exit status {code}\n{output.strip()}"
+        return result if code == 0 else tool_error(result)
 
     return bash_tool

@@ -185,15 +185,16 @@ def test_uploads_get_safe_names_inside_the_job(client: TestClient, queue: Record
 def test_browser_session_cookie_is_httponly_strict_and_signed(client: TestClient) -> None:
     assert client.post("/session", json={"token": "wrong"}).status_code == 401
     signed_in = client.post("/session", json={"token": ANA["Authorization"].split()[1]})
-    assert signed_in.json() == {"user": "ana"}
+    assert signed_in.json()["user"] == "ana" and signed_in.json()["csrf_token"]
     cookie = signed_in.headers["set-cookie"]
     assert "HttpOnly" in cookie and "SameSite=strict" in cookie and "Path=/" in cookie
     assert client.get("/jobs").status_code == 200  # the cookie alone is enough (EventSource, downloads)
     assert client.get("/session").json()["user"] == "ana"
     value = client.cookies[COOKIE]
-    user, expiry, signature = value.split(".")
+    user, expiry, nonce, signature = value.split(".")
     client.cookies.clear()
-    for forged in (f"{user}.{int(expiry) + 999}.{signature}", f"YmVu.{expiry}.{signature}", "ana", value + "x"):
+    forgeries = (f"{user}.{int(expiry) + 999}.{nonce}.{signature}", f"YmVu.{expiry}.{nonce}.{signature}", "ana")
+    for forged in (*forgeries, value + "x"):
         assert client.get("/jobs", headers={"Cookie": f"{COOKIE}={forged}"}).status_code == 401, forged
     assert client.get("/jobs", headers={"Cookie": f"{COOKIE}={value}"}).status_code == 200
     signed_out = client.delete("/session")
@@ -232,3 +233,54 @@ def test_a_script_rewriting_job_json_cannot_give_the_job_away(client: TestClient
     assert client.get(f"/jobs/{job_id}", headers=BEN).status_code == 404
     assert client.get("/jobs", headers=BEN).json() == {"jobs": []}
     assert client.get(f"/jobs/{job_id}", headers=ANA).status_code == 200
+
+
+def _signed_in(client: TestClient) -> str:
+    signed_in = client.post("/session", json={"token": ANA["Authorization"].split()[1]})
+    assert signed_in.status_code == 200
+    return signed_in.json()["csrf_token"]
+
+
+def test_cookie_requests_that_change_state_need_the_same_origin_and_the_csrf_token(client: TestClient) -> None:
+    csrf = _signed_in(client)
+    files = [upload()]
+    own = str(client.base_url)
+    attacks = (
+        {"Origin": "http://127.0.0.1:9999"},  # another port on the same host is another origin
+        {"Origin": "http://evil.example", "X-CSRF-Token": csrf},
+        {},  # same-site but no token
+        {"X-CSRF-Token": csrf + "x"},
+    )
+    for headers in attacks:
+        refused = client.post("/jobs", headers=headers, data={"request": REQUEST}, files=files)
+        assert refused.status_code == 403, headers
+    ok = client.post("/jobs", headers={"Origin": own, "X-CSRF-Token": csrf}, data={"request": REQUEST}, files=files)
+    assert ok.status_code == 201
+    job_id = ok.json()["id"]
+    assert client.post(f"/jobs/{job_id}/cancel", headers={"Origin": "http://127.0.0.1:1"}).status_code == 403
+    assert client.get("/session").json()["csrf_token"] == csrf  # reads need no token; the page fetches it here
+    # Bearer clients send no cookie and need no CSRF token, but a browser's cross-origin Origin is still refused.
+    client.cookies.clear()
+    assert submit(client).status_code == 201
+    assert submit(client, headers={**ANA, "Origin": "http://127.0.0.1:9999"}).status_code == 403
+
+
+def test_signing_out_revokes_the_cookie_on_the_server(client: TestClient) -> None:
+    csrf = _signed_in(client)
+    value = client.cookies[COOKIE]
+    assert client.delete("/session", headers={"X-CSRF-Token": csrf}).status_code == 204
+    client.cookies.clear()
+    assert client.get("/jobs", headers={"Cookie": f"{COOKIE}={value}"}).status_code == 401  # a kept copy is dead
+
+
+def test_nul_bytes_and_planted_links_in_artifact_paths_are_not_found(client: TestClient, tmp_path: Path) -> None:
+    job_id = submit(client).json()["id"]
+    root = tmp_path / "artifacts" / job_id
+    (tmp_path / "outside.txt").write_text("secret", encoding="utf-8")
+    os.symlink(tmp_path / "outside.txt", root / "charts" / "link.png")
+    os.symlink(tmp_path, root / "charts" / "folder")
+    for path in ("data%00.csv", "charts/link.png", "charts/folder/outside.txt", "request.json%00"):
+        response = client.get(f"/jobs/{job_id}/artifacts/{path}", headers=ANA)
+        assert response.status_code == 404, path
+    listed = client.get(f"/jobs/{job_id}", headers=ANA).json()["artifacts"]
+    assert not any("link.png" in name or "outside" in name for name in listed)

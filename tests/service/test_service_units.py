@@ -129,3 +129,27 @@ def test_domain_errors_map_to_http_statuses_only_in_the_app_layer() -> None:
     assert "fastapi" not in Path(manager_module.__file__).read_text(encoding="utf-8")
     assert issubclass(errors.QueueFull, errors.InsightloomError)
     assert issubclass(errors.ServerUnavailable, errors.ExecutionError)
+
+
+@pytest.mark.parametrize(("text", "shown"), [("yes: ana\n", "True"), ("0123: ana\n", "83"), ("123: ana\n", "123")])
+def test_tokens_that_yaml_would_turn_into_numbers_or_booleans_are_refused(tmp_path: Path, text: str, shown: str):
+    path = tmp_path / "tokens.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError, match=f"token {shown} is read as") as info:
+        ServiceConfig.from_env({"INSIGHTLOOM_TOKENS_FILE": str(path)})
+    assert "quotes" in info.value.fix
+    path.write_text("'0123': ana\n", encoding="utf-8")
+    assert ServiceConfig.from_env({"INSIGHTLOOM_TOKENS_FILE": str(path)}).tokens == {"0123": "ana"}
+
+
+def test_a_signed_out_session_is_dead_even_where_a_copy_survives(tmp_path: Path) -> None:
+    config = ServiceConfig(tokens={"t1": "ana"}, session_hours=1)
+    revoked = tmp_path / ".sessions" / "revoked.json"
+    auth = Authenticator(config, revoked_path=revoked)
+    cookie, other = auth.make_session("ana", now=1000.0), auth.make_session("ana", now=1000.0)
+    auth.revoke(cookie, now=1001.0)
+    assert auth.user_for_session(cookie, now=1002.0) is None
+    assert auth.user_for_session(other, now=1002.0) == "ana"  # only that session ends
+    restarted = Authenticator(config, revoked_path=revoked)  # the revocation survives a server restart
+    assert restarted.user_for_session(cookie, now=1002.0) is None
+    assert restarted.csrf_token(other) == auth.csrf_token(other) != auth.csrf_token(cookie)

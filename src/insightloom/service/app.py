@@ -48,6 +48,8 @@ def http_status(exc: InsightloomError) -> int:
 
 
 STATIC = Path(__file__).parent / "static"
+#: Beside the jobs, out of every script's reach (like the owners folder): revoked session nonces.
+SESSIONS_DIR = ".sessions"
 PAGE_CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
     "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
@@ -123,7 +125,7 @@ def create_app(
     """
     config = config or ServiceConfig.from_env()
     manager = JobManager(settings, config, cwd=cwd)
-    auth = Authenticator(config)
+    auth = Authenticator(config, revoked_path=manager.root / SESSIONS_DIR / "revoked.json")
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -174,10 +176,12 @@ def create_app(
         return Response(data, media_type="font/ttf", headers={"Cache-Control": "public, max-age=86400"})
 
     @app.get("/session")
-    def session(user: User) -> dict[str, Any]:
-        """Who is signed in, and what the submit form may offer."""
+    def session(user: User, request: Request) -> dict[str, Any]:
+        """Who is signed in, what the submit form may offer, and the CSRF token for cookie sessions."""
+        cookie = request.cookies.get(COOKIE)
         return {
             "user": user,
+            "csrf_token": auth.csrf_token(cookie) if cookie and not config.open else None,
             "open": config.open,
             "providers": list(PROVIDERS),
             "default_provider": settings.provider,
@@ -188,24 +192,30 @@ def create_app(
     @app.post("/session")
     def sign_in(body: SignIn, request: Request, response: Response) -> dict[str, Any]:
         """Trade a token for an HttpOnly, SameSite=Strict session cookie (the page can't send headers on SSE)."""
+        auth.check_origin(request)
         if config.open:
             return {"user": auth.user(request)}
         user = auth.user_for_token(body.token.strip())
         if user is None:
             raise HTTPException(401, "Unknown token.", headers={"WWW-Authenticate": "Bearer"})
+        cookie = auth.make_session(user)
         response.set_cookie(
             COOKIE,
-            auth.make_session(user),
+            cookie,
             max_age=int(config.session_hours * 3600),
             httponly=True,
             samesite="strict",
             secure=request.url.scheme == "https",
             path="/",
         )
-        return {"user": user}
+        return {"user": user, "csrf_token": auth.csrf_token(cookie)}
 
     @app.delete("/session", status_code=204)
-    def sign_out(response: Response) -> None:
+    def sign_out(request: Request, response: Response) -> None:
+        """Sign out: the cookie is revoked on the server, so a copy the browser kept stops working too."""
+        auth.check_origin(request)
+        if cookie := request.cookies.get(COOKIE):
+            auth.revoke(cookie)
         response.delete_cookie(COOKIE, path="/", httponly=True, samesite="strict")
 
     @app.post("/jobs", status_code=201)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import os
 import re
 import shutil
 import threading
@@ -172,11 +173,19 @@ class JobManager:
         return self.job_dir(job_id) / "events.jsonl"
 
     def artifact(self, job_id: str, user: str, relative: str) -> Path:
-        """A file inside the job folder; anything that resolves outside it (``../``, links) is not found."""
+        """A real file inside the job folder; ``../``, NUL bytes and any symlink on the way are not found."""
         self.owned(job_id, user)
         root = self.job_dir(job_id).resolve()
-        target = (root / relative).resolve()
-        if not target.is_relative_to(root) or not target.is_file() or not _listed(target.relative_to(root)):
+        parts = Path(relative).parts
+        if "\x00" in relative or not parts or any(p in ("..", "/") for p in parts):
+            raise not_found()
+        target = root.joinpath(*parts)
+        current = root
+        for part in parts:  # a script may have planted a link anywhere in its folder: never follow one
+            current = current / part
+            if current.is_symlink():
+                raise not_found()
+        if not target.is_file() or not _listed(target.relative_to(root)):
             raise not_found()
         return target
 
@@ -454,6 +463,10 @@ def _listed(relative: Path) -> bool:
 
 
 def list_artifacts(root: Path) -> list[str]:
-    """The job's files, as paths relative to its folder."""
-    files = (p.relative_to(root) for p in root.rglob("*") if p.is_file())
-    return sorted(p.as_posix() for p in files if _listed(p))
+    """The job's real files, as paths relative to its folder (symlinks, to files or folders, are never listed)."""
+    found: list[Path] = []
+    for folder, dirs, names in os.walk(root):  # os.walk does not descend into linked folders
+        base = Path(folder)
+        dirs[:] = [d for d in dirs if not (base / d).is_symlink()]
+        found += [(base / n).relative_to(root) for n in names if (base / n).is_file() and not (base / n).is_symlink()]
+    return sorted(p.as_posix() for p in found if _listed(p))

@@ -108,9 +108,14 @@ def load_tokens_file(path: Path) -> dict[str, str]:
         raise ConfigError(f"INSIGHTLOOM_TOKENS_FILE {path} must be a non-empty mapping of token to user.", fix)
     tokens: dict[str, str] = {}
     for token, user in raw.items():
-        if not isinstance(token, str | int) or not str(token).strip() or not isinstance(user, str) or not user.strip():
+        if not isinstance(token, str):  # YAML reads `yes:` as True and `0123:` as 83: never guess a token
+            raise ConfigError(
+                f"INSIGHTLOOM_TOKENS_FILE {path}: the token {token!r} is read as {type(token).__name__}, not text.",
+                "put every token in quotes, e.g. `'0123': ana`.",
+            )
+        if not token.strip() or not isinstance(user, str) or not user.strip():
             raise ConfigError(f"INSIGHTLOOM_TOKENS_FILE {path}: every token and user must be a non-empty string.", fix)
-        tokens[str(token).strip()] = user.strip()
+        tokens[token.strip()] = user.strip()
     return tokens
 
 

@@ -24,8 +24,13 @@ function detailOf(body) {
   return '';
 }
 
+let csrfToken = null;  // sent on every state-changing request of a cookie session
+
 async function api(path, options = {}) {
-  const res = await fetch(path, { credentials: 'same-origin', ...options });
+  const method = (options.method || 'GET').toUpperCase();
+  const headers = { ...(options.headers || {}) };
+  if (method !== 'GET' && csrfToken) headers['X-CSRF-Token'] = csrfToken;
+  const res = await fetch(path, { credentials: 'same-origin', ...options, headers });
   let body = null;
   try { body = await res.json(); } catch (_) { body = null; }
   if (res.status === 401 && path !== '/session') {
@@ -61,6 +66,7 @@ async function init() {
   let session;
   try {
     session = await api('/session');
+    csrfToken = session.csrf_token;
   } catch (err) {
     if (err.status === 401) { showSignIn(); return; }
     notice(err.message);
@@ -96,7 +102,9 @@ async function signIn(event) {
 }
 
 async function signOut() {
-  await fetch('/session', { method: 'DELETE', credentials: 'same-origin' });
+  const headers = csrfToken ? { 'X-CSRF-Token': csrfToken } : {};
+  await fetch('/session', { method: 'DELETE', credentials: 'same-origin', headers });
+  csrfToken = null;
   location.hash = '';
   showSignIn();
 }

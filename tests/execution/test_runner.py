@@ -317,8 +317,8 @@ def test_isolation_report_names_each_feature() -> None:
         "pid namespace",
         "network namespace",
         "Landlock: writes",
-        "cgroup v2",
-        "bubblewrap",
+        "bubblewrap sandbox",
+        "cgroup caps",
     ):
         assert any(name.startswith(expected) for name in names), expected
     assert all(isinstance(active, bool) and detail for _n, active, detail in _REPORT)

@@ -7,6 +7,9 @@ import os
 import selectors
 import signal
 import threading
+from pathlib import Path
+
+import pytest
 
 from insightloom.execution import Limits, WarmRunner
 
@@ -59,6 +62,49 @@ def _is_zombie_or_gone(pid: int) -> bool:
         return True
 
 
+def _host_pids_in(folder: Path) -> list[int]:
+    """Host pids whose working folder is ``folder`` (the host sees every sandbox's processes)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if os.readlink(f"/proc/{entry}/cwd") == str(folder):
+                    found.append(int(entry))
+            except OSError:
+                continue
+    return found
+
+
+def test_sandboxed_scripts_die_with_their_killed_sandbox(make_job, write_script) -> None:
+    """The same in a job's bubblewrap sandbox, where a script's /proc shows sandbox pids, not host ones."""
+    from insightloom.execution.bwrap import bwrap_works
+
+    if not bwrap_works()[0]:
+        pytest.skip(f"bubblewrap is not usable here: {bwrap_works()[1]}")
+    job = make_job().resolve()
+    fifo = job / "started.fifo"
+    os.mkfifo(fifo)
+    body = f"import time\nwith open({str(fifo)!r}, 'w') as fh:\n    fh.write('up')\ntime.sleep(1000)\n"
+    script = write_script(job, "long.py", body)
+    runner = WarmRunner()
+    results: list = []
+    thread = threading.Thread(target=lambda: results.append(runner.run(script, job, Limits(timeout_s=60))))
+    try:
+        runner.start(job)
+        server = runner.server_pid
+        assert server is not None and runner.sandboxed
+        thread.start()
+        with open(fifo) as fh:  # the script is running (in the job folder) once it wrote this
+            assert fh.read() == "up"
+        assert _host_pids_in(job)
+        os.kill(server, signal.SIGKILL)
+        thread.join(60)
+        assert results and results[0].status != "ok"
+        assert not _host_pids_in(job), "a script survived its sandbox"
+    finally:
+        runner.shutdown()
+
+
 def test_scripts_die_with_a_killed_server(make_job, write_script) -> None:
     """No script may outlive its supervisor: nobody would enforce its clock any more."""
     job = make_job()
@@ -75,7 +121,7 @@ def test_scripts_die_with_a_killed_server(make_job, write_script) -> None:
             "os.execvp('sleep', ['sleep', '1000'])\n"
         ),
     )
-    runner = WarmRunner()
+    runner = WarmRunner(sandbox=False)  # the shared server: its scripts' /proc/self names host pids
     results: list = []
     thread = threading.Thread(target=lambda: results.append(runner.run(script, job, Limits(timeout_s=60))))
     try:

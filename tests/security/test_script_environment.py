@@ -45,3 +45,22 @@ def test_scripts_never_see_host_secrets(kind: str, tmp_path: Path, monkeypatch: 
             runner.shutdown()
     assert result.exit_code == 0, result.stderr
     assert "leaks []" in result.stdout
+
+
+def test_doctor_names_the_isolation_level_in_force() -> None:
+    """``insightloom doctor`` prints ``isolation: <level>``; CI pins the level it must reach."""
+    import os
+
+    from typer.testing import CliRunner
+
+    from insightloom.cli import app
+    from insightloom.execution import isolation_level
+
+    result = CliRunner().invoke(app, ["doctor"])
+    assert result.exit_code == 0
+    line = next(line for line in result.stdout.splitlines() if line.startswith("isolation: "))
+    level = isolation_level()
+    assert line.split()[1] == level and level in ("bwrap+cgroup", "bwrap", "landlock+ns", "landlock", "none")
+    expected = os.environ.get("INSIGHTLOOM_EXPECT_ISOLATION")
+    if expected:
+        assert level == expected, f"isolation is {level} here, CI expects {expected}: install bubblewrap"

@@ -308,7 +308,7 @@ def skills_list(config: Annotated[Path | None, typer.Option(help="Config YAML.")
 @app.command()
 def doctor() -> None:
     """Show what script isolation, fonts and document tools are available here."""
-    from ..execution import isolation_report
+    from ..execution import isolation_level, isolation_report
     from ..fonts import INSTALL_HINT, find_cjk_font
     from ..report.pdf import find_libreoffice
 
@@ -320,6 +320,9 @@ def doctor() -> None:
     office = find_libreoffice()
     table.add_row("PDF export", "yes" if office else "no", office or "missing: apt-get install libreoffice-writer")
     Console().print(table)
+    level = isolation_level()
+    hint = "" if level.startswith("bwrap") else "  (apt-get install bubblewrap for the per-job sandbox)"
+    sys.stdout.write(f"isolation: {level}{hint}\n")
 
 
 @app.command()

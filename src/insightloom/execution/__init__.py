@@ -7,6 +7,7 @@ Public API::
     run_script(script, job_dir, limits) -> RunResult
     resolve_script_path(job_dir, file_path) -> Path
     isolation_report() -> list[(feature, active, detail)]
+    isolation_level() -> "bwrap+cgroup" | "bwrap" | "landlock+ns" | "landlock" | "none"
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pathlib import Path
 
 from insightloom.errors import ConfigError
 from insightloom.execution.cold import ColdRunner
-from insightloom.execution.isolation import isolation_report
+from insightloom.execution.isolation import isolation_level, isolation_report
 from insightloom.execution.limits import Limits, RunResult
 from insightloom.execution.runner_base import ScriptRunner
 from insightloom.execution.script_paths import resolve_script_path
@@ -55,6 +56,7 @@ __all__ = [
     "ScriptRunner",
     "WarmRunner",
     "get_runner",
+    "isolation_level",
     "isolation_report",
     "resolve_script_path",
     "run_script",

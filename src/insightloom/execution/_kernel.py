@@ -12,6 +12,7 @@ import ctypes
 import os
 
 CLONE_NEWNS = 0x00020000
+CLONE_NEWUSER = 0x10000000
 CLONE_NEWPID = 0x20000000
 CLONE_NEWNET = 0x40000000
 
@@ -78,6 +79,25 @@ def unshare(flags: int) -> str | None:
     """
     if _libc().unshare(ctypes.c_int(flags)) != 0:
         return _errno_text()
+    return None
+
+
+def enter_own_user_namespace() -> str | None:
+    """Become root of a new user namespace that maps only our own uid and gid (no privilege on the host).
+
+    An unprivileged sandbox (bubblewrap with every capability dropped) may still create user namespaces; inside
+    one, the fork server gets the capabilities it needs to give each script its own pid and network namespace.
+    """
+    uid, gid = os.getuid(), os.getgid()
+    error = unshare(CLONE_NEWUSER)
+    if error:
+        return error
+    try:
+        for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
+            with open(f"/proc/self/{name}", "w") as handle:
+                handle.write(text)
+    except OSError as exc:
+        return f"cannot map ids in the new user namespace: {exc.strerror}"
     return None
 
 

@@ -347,7 +347,14 @@ def supervise(spec: dict) -> dict:
 
     Must run in a process dedicated to this one run: it becomes a subreaper and enters a pid namespace.
     """
+    early: list[str] = []
+    if spec["isolate"].get("own_userns") and os.environ.get("INSIGHTLOOM_IN_USERNS") != "1":
+        error = kernel.enter_own_user_namespace()  # inside bubblewrap: regain namespaces without host privilege
+        if error:
+            early.append(f"user namespace: {error}")
+        os.environ["INSIGHTLOOM_IN_USERNS"] = "1"
     active, notes = _enter_namespaces(spec["isolate"])
+    notes = early + notes
     _write_pid(spec["run_dir"], "supervisor.pid", os.getpid())
     child = Spare(network=bool(spec["isolate"].get("network", True)))
     if not child.start(spec):

@@ -19,6 +19,7 @@ import json
 import os
 import selectors
 import socket
+import struct
 import sys
 import time
 import traceback
@@ -95,6 +96,8 @@ class _Server:
 
     def __init__(self, listener: socket.socket, isolate: dict) -> None:
         self.listener = listener
+        self.host_uid = isolate.get("host_uid")
+        self.in_sandbox = bool(isolate.get("own_userns"))
         self.network = bool(isolate.get("network", True))
         self.sel = selectors.DefaultSelector()
         self.sel.register(listener, selectors.EVENT_READ, ("accept", None))
@@ -177,10 +180,25 @@ class _Server:
             elif not run.open_fds or now >= run.exited_at + _sandbox.DRAIN_LIMIT_S:
                 self._finish(run)
 
+    def _host_is_calling(self, conn: socket.socket) -> bool:
+        """Only the host may send specs: check the caller's uid and pid (``SO_PEERCRED``), never trust the path.
+
+        In a sandbox the host is outside our pid namespace, so it shows pid 0, and every script (inside it, or in
+        a namespace nested in it) shows a real pid. Outside a sandbox the host is our parent, with its own uid.
+        """
+        pid, uid, _gid = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))
+        if self.in_sandbox:
+            return pid == 0
+        return pid == os.getppid() and (self.host_uid is None or uid == self.host_uid)
+
     def _accept(self) -> None:
         try:
             conn, _addr = self.listener.accept()
         except BlockingIOError:
+            return
+        if not self._host_is_calling(conn):
+            _log("refused a connection that did not come from the host")
+            conn.close()
             return
         spec = _read_spec(conn)
         if spec is None:
@@ -282,6 +300,13 @@ def main() -> int:
     """Entry point: ``python -m insightloom.execution._server <listening fd> [<isolation JSON>]``."""
     listener = socket.socket(fileno=int(sys.argv[1]))
     listener.setblocking(False)
+    isolate = json.loads(sys.argv[2]) if len(sys.argv) > 2 else {}
+    notes: list[str] = []
+    if isolate.get("own_userns"):  # in the job's sandbox: before any import can start a thread
+        error = kernel.enter_own_user_namespace()
+        if error:
+            notes.append(f"user namespace inside the sandbox: {error}")
+        os.environ["INSIGHTLOOM_IN_USERNS"] = "1"
     failed = preload()
     for item in failed:
         _log(f"could not pre-import {item}; scripts will import it themselves")
@@ -289,9 +314,9 @@ def main() -> int:
     if threads > 1:
         _log(f"{threads} threads after pre-import; forking may be unsafe (check *_NUM_THREADS settings)")
     gc.freeze()  # keep the collector from touching (and so copying) every pre-imported object in each child
-    sys.stdout.write(json.dumps({"ready": True, "threads": threads, "failed": failed}) + "\n")
+    sys.stdout.write(json.dumps({"ready": True, "threads": threads, "failed": failed, "notes": notes}) + "\n")
     sys.stdout.flush()
-    server = _Server(listener, json.loads(sys.argv[2]) if len(sys.argv) > 2 else {})
+    server = _Server(listener, isolate)
     server.refill_spare()
     server.serve()
     return 0

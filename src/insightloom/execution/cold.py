@@ -15,6 +15,16 @@ import sys
 import time
 from pathlib import Path
 
+from insightloom.execution.bwrap import (
+    BWRAP_ENV,
+    SandboxSpec,
+    bwrap_works,
+    give_to_sandbox,
+    sandbox_argv,
+    seed_mpl_cache,
+    start_sandboxed,
+)
+from insightloom.execution.cgroups import SandboxCgroup, cgroup_support
 from insightloom.execution.limits import Limits, RunResult
 from insightloom.execution.runner_base import (
     HOST_GRACE_S,
@@ -24,6 +34,8 @@ from insightloom.execution.runner_base import (
     host_killed,
     kill_leftovers,
     make_run_dir,
+    make_runs_root,
+    sandbox_env,
     snapshot,
     to_result,
 )
@@ -39,23 +51,45 @@ class ColdRunner:
 
     name = "cold"
 
-    def __init__(self, *, python: str = sys.executable, isolate: dict | None = None) -> None:
+    def __init__(
+        self, *, python: str = sys.executable, isolate: dict | None = None, sandbox: bool | None = None
+    ) -> None:
         self.python = python
         self.isolate = isolate or default_isolation()
+        self.sandboxed = bwrap_works()[0] if sandbox is None else sandbox
         self._mpl_cache: str | None = None
+
+    def prestart(self, job_dir: Path) -> None:
+        """Nothing to prepare: every script starts its own interpreter."""
+
+    def release(self, job_dir: Path) -> None:
+        """Nothing is held between scripts."""
 
     def run(self, script: Path, job_dir: Path, limits: Limits | None = None) -> RunResult:
         """Run ``script`` for ``job_dir`` under ``limits`` in a cold interpreter."""
         limits = limits or Limits()
         script = ensure_inside_code(script, job_dir)
+        runs_root = make_runs_root() if self.sandboxed else None
+        if runs_root is not None:
+            give_to_sandbox(Path(runs_root))
+            give_to_sandbox(Path(job_dir))
         before = snapshot(Path(job_dir))
-        run_dir = make_run_dir()
+        run_dir = make_run_dir(runs_root)
         started = time.monotonic()
         try:
-            spec = build_spec(script, job_dir, limits, run_dir, self.isolate, mpl_cache=self._mpl_cache_dir())
-            raw = self._supervise(spec, limits, run_dir)
+            if runs_root is None:
+                spec = build_spec(script, job_dir, limits, run_dir, self.isolate, mpl_cache=self._mpl_cache_dir())
+                raw = self._supervise(spec, limits, run_dir)
+            else:
+                mpl = str(seed_mpl_cache(Path(run_dir) / "mpl-seed"))
+                give_to_sandbox(Path(run_dir))
+                isolate = {**self.isolate, "own_userns": True}
+                spec = build_spec(script, job_dir, limits, run_dir, isolate, mpl_cache=mpl)
+                raw = self._supervise_sandboxed(spec, limits, Path(job_dir), runs_root)
         finally:
             shutil.rmtree(run_dir, ignore_errors=True)
+            if runs_root is not None:
+                shutil.rmtree(runs_root, ignore_errors=True)
         duration = time.monotonic() - started
         new_files = sorted(snapshot(Path(job_dir)) - before)
         return to_result(raw, limits, duration_s=duration, new_files=new_files, runner=self.name)
@@ -82,6 +116,34 @@ class ColdRunner:
             tail = err.decode(errors="replace")[-2000:]
             return {"runner_error": f"cold runner exited {proc.returncode} without a report:\n{tail}"}
 
+    def _supervise_sandboxed(self, spec: dict, limits: Limits, job_dir: Path, runs_root: str) -> dict:
+        """The supervisor in a sandbox of its own, held to one memory and process cap with everything it starts."""
+        env = sandbox_env({"HOME": spec["run_dir"], "TMPDIR": spec["run_dir"]})
+        sandbox = SandboxSpec(writable=(job_dir.resolve(), Path(runs_root)), cwd=Path(spec["run_dir"]), env=env)
+        argv = sandbox_argv(sandbox, [self.python, str(SANDBOX_FILE)])
+        cgroup = _run_cgroup(limits)
+        try:
+            proc = start_sandboxed(
+                argv, cgroup, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=BWRAP_ENV
+            )
+            try:
+                out, err = proc.communicate(json.dumps(spec).encode(), timeout=limits.timeout_s + HOST_GRACE_S)
+            except subprocess.TimeoutExpired:
+                proc.kill()  # bwrap's death ends its pid namespace: the supervisor and every script process
+                proc.communicate()
+                return host_killed(limits, "timeout")
+            oom = cgroup.oom_kills() if cgroup is not None else 0
+        finally:
+            if cgroup is not None:
+                cgroup.close()
+        try:
+            raw: dict = json.loads(out.decode())
+        except ValueError:
+            tail = err.decode(errors="replace")[-2000:]
+            why = " (the run's processes together hit the memory cap)" if oom else ""
+            return {"runner_error": f"cold runner exited {proc.returncode} without a report{why}:\n{tail}"}
+        return raw
+
     def _mpl_cache_dir(self) -> str | None:
         """matplotlib's cache folder (its own lookup rule), whose font list the child copies instead of rebuilding.
 
@@ -92,3 +154,19 @@ class ColdRunner:
             xdg = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
             self._mpl_cache = configured or str(Path(xdg) / "matplotlib")
         return self._mpl_cache or None
+
+
+#: A cold script's interpreter and imports, on top of its own memory cap, in its cgroup (MiB).
+INTERPRETER_RESERVE_MB = 384
+MAX_PIDS = 128
+
+
+def _run_cgroup(limits: Limits) -> SandboxCgroup | None:
+    if cgroup_support().version is None:
+        return None
+    try:
+        name = f"cold-{os.getpid()}-{time.monotonic_ns()}"
+        return SandboxCgroup(name, limits.memory_mb + INTERPRETER_RESERVE_MB, MAX_PIDS)
+    except OSError as exc:
+        logger.warning("no cgroup for this script: %s", exc)
+        return None

@@ -7,19 +7,18 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import resource
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+from insightloom.execution.bwrap import SANDBOX_UID, bwrap_works
+from insightloom.execution.cgroups import cgroup_support
 from insightloom.execution.runner_base import child_env
 
 logger = logging.getLogger(__name__)
 
 _SANDBOX_FILE = Path(__file__).with_name("_sandbox.py")
-_CGROUP_ROOTS = ("/sys/fs/cgroup", "/sys/fs/cgroup/unified")
 
 
 def _probe() -> dict:
@@ -39,14 +38,6 @@ def _probe() -> dict:
 
 def _note_for(probe: dict, prefix: str) -> str:
     return next((n for n in probe.get("notes", []) if n.startswith(prefix)), "")
-
-
-def _cgroup_v2() -> tuple[bool, str]:
-    for root in _CGROUP_ROOTS:
-        is_v2 = os.path.exists(os.path.join(root, "cgroup.controllers"))
-        if is_v2 and os.access(root, os.W_OK):
-            return True, f"cgroup v2 at {root} is writable (unused: pid namespace + subreaper kill the tree)"
-    return False, "no writable cgroup v2 hierarchy (not needed: pid namespace + subreaper kill the tree)"
 
 
 def isolation_report() -> list[tuple[str, bool, str]]:
@@ -104,19 +95,32 @@ def isolation_report() -> list[tuple[str, bool, str]]:
         )
     )
     rows.append(("rlimits (memory, CPU time, file size)", _rlimits_ok(), "RLIMIT_AS, RLIMIT_CPU, RLIMIT_FSIZE"))
-    rows.append(("cgroup v2", *_cgroup_v2()))
-    bwrap = shutil.which("bwrap")
+    works, why = bwrap_works()
     rows.append(
         (
-            "bubblewrap",
-            False,
-            f"found at {bwrap} but not used: the warm fork server cannot exec through it; "
-            "Landlock confines writes instead"
-            if bwrap
-            else "not installed and not needed (Landlock is used)",
+            "bubblewrap sandbox per job",
+            works,
+            f"{why}: scripts see only the runtime and their own job folder, as uid {SANDBOX_UID}"
+            if works
+            else f"{why}; scripts are confined by namespaces and Landlock only",
         )
     )
+    cgroups = cgroup_support()
+    rows.append(("cgroup caps (memory, processes) per sandbox", cgroups.version is not None, cgroups.detail))
     return rows
+
+
+def isolation_level() -> str:
+    """The strongest isolation scripts get here, by name: ``bwrap+cgroup``, ``bwrap``, ``landlock+ns``,
+    ``landlock`` or ``none`` (what ``doctor`` prints and ``run_info.json`` records)."""
+    if bwrap_works()[0]:
+        return "bwrap+cgroup" if cgroup_support().version is not None else "bwrap"
+    probe = _probe()
+    landlock = int(probe.get("landlock_abi", 0)) >= 1
+    namespaces = bool(probe.get("active", {}).get("netns")) and bool(probe.get("active", {}).get("pidns"))
+    if landlock:
+        return "landlock+ns" if namespaces else "landlock"
+    return "none"
 
 
 def _rlimits_ok() -> bool:

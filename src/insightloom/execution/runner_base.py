@@ -53,6 +53,12 @@ class ScriptRunner(Protocol):
 
     def run(self, script: Path, job_dir: Path, limits: Limits) -> RunResult: ...
 
+    def prestart(self, job_dir: Path) -> None:
+        """Get ready for the job's scripts in the background (a warm server), or do nothing."""
+
+    def release(self, job_dir: Path) -> None:
+        """Free what the job's scripts held (its warm server), or do nothing."""
+
 
 def warn_once(message: str) -> None:
     """Log an isolation gap or a fallback once per process, not once per script."""
@@ -82,14 +88,38 @@ def default_isolation() -> dict[str, bool]:
     return {"network": True, "filesystem": True, "pidns": True}
 
 
-def make_run_dir() -> str:
+def _scratch_base() -> str | None:
+    # Prefer tmpfs (/dev/shm): creating and deleting on a disk with online discard costs milliseconds per script.
+    shm = "/dev/shm"
+    return shm if os.path.isdir(shm) and os.access(shm, os.W_OK) else None
+
+
+def make_run_dir(root: str | None = None) -> str:
     """A private scratch folder per run (pid files, TMPDIR, MPLCONFIGDIR), removed after the run.
 
-    Prefer tmpfs (/dev/shm): creating and deleting it on a disk with online discard costs milliseconds per script.
+    Args:
+        root: The sandbox's runs folder (bound into it); None for a folder of its own on tmpfs.
     """
-    shm = "/dev/shm"
-    base = shm if os.path.isdir(shm) and os.access(shm, os.W_OK) else None
-    return tempfile.mkdtemp(prefix="insightloom-run-", dir=base)
+    path = tempfile.mkdtemp(prefix="insightloom-run-", dir=root or _scratch_base())
+    if root is not None:
+        from insightloom.execution.bwrap import give_to_sandbox
+
+        give_to_sandbox(Path(path))
+    return path
+
+
+def make_runs_root() -> str:
+    """The folder a job's sandbox keeps its run folders in (bound read-write into the sandbox)."""
+    return tempfile.mkdtemp(prefix="insightloom-job-runs-", dir=_scratch_base())
+
+
+def sandbox_env(extra: dict[str, str]) -> dict[str, str]:
+    """The whole environment of a sandboxed runner process: allowlisted variables, pins and ``extra``."""
+    env = child_env()
+    env.pop("MPLCONFIGDIR", None)  # the host's folder is not in the sandbox; each run gets its own
+    env.update(extra)
+    env["PATH"] = "/usr/local/bin:/usr/bin:/bin"
+    return env
 
 
 def snapshot(job_dir: Path) -> set[str]:

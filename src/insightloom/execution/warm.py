@@ -1,9 +1,10 @@
 """The warm runner: a lazily started fork server with pandas, numpy, matplotlib, pyarrow and duckdb imported.
 
 Each script still runs in a fresh child process (forked from the server), so nothing leaks between scripts, but
-it skips the ~1.4 s of interpreter start and imports. One server is shared by every job of the host process; it
-holds no job state. If the server dies it is restarted; if it cannot be started, scripts run on the cold path
-and the reason is logged once.
+it skips the ~1.4 s of interpreter start and imports. Where bubblewrap works, each job has its own server inside
+its own sandbox, so no job can reach another's server or files; elsewhere one server is shared by every job of the
+host process (it holds no job state). If a server dies it is restarted; if it cannot be started, scripts run on the
+cold path and the reason is logged once.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import atexit
 import json
 import logging
+import os
 import selectors
 import shutil
 import socket
@@ -19,9 +21,20 @@ import sys
 import tempfile
 import threading
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from insightloom.errors import ServerUnavailable
+from insightloom.execution.bwrap import (
+    BWRAP_ENV,
+    SandboxSpec,
+    bwrap_works,
+    give_to_sandbox,
+    sandbox_argv,
+    seed_mpl_cache,
+    start_sandboxed,
+)
+from insightloom.execution.cgroups import SandboxCgroup, cgroup_support
 from insightloom.execution.cold import ColdRunner
 from insightloom.execution.limits import Limits, RunResult
 from insightloom.execution.runner_base import (
@@ -32,6 +45,8 @@ from insightloom.execution.runner_base import (
     host_killed,
     kill_leftovers,
     make_run_dir,
+    make_runs_root,
+    sandbox_env,
     snapshot,
     to_result,
     warn_once,
@@ -42,16 +57,45 @@ logger = logging.getLogger(__name__)
 
 _CONNECT_TIMEOUT_S = 10.0
 _DEATH_WAIT_S = 2.0
+#: Memory the server and its spare child hold, on top of a script's own cap, in the job's cgroup (MiB).
+SERVER_RESERVE_MB = 768
+#: Processes the server, its spare and a script's whole tree may have together: a fork bomb stops here.
+MAX_PIDS = 128
+
+
+@dataclass
+class _Server:
+    """One fork server process: the shared one, or one job's inside that job's sandbox."""
+
+    job_dir: Path | None
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    proc: subprocess.Popen | None = None
+    dir: str | None = None  # host-side folder with the control socket and the log
+    runs_root: str | None = None  # the sandbox's run folders (bound into it), or None for the shared server
+    cgroup: SandboxCgroup | None = None
+    starts: int = 0
+    started_ms: float | None = None
+
+    @property
+    def pid(self) -> int | None:
+        proc = self.proc
+        return proc.pid if proc is not None and proc.poll() is None else None
 
 
 class WarmRunner:
     """Run scripts in fresh children of a pre-imported fork server.
+
+    Where bubblewrap works (``sandbox`` left at None, or True), every job gets its own server inside its own
+    sandbox (``execution.bwrap``), started at the job's first script or earlier through :meth:`prestart`, and held
+    to one memory and process cap for the server and all its scripts (``execution.cgroups``). Elsewhere one shared
+    server serves every job, each script confined by namespaces and Landlock.
 
     Args:
         python: Interpreter for the server (tests pass a bogus one to exercise the fallback).
         isolate: Which isolation to request: ``network``, ``filesystem``, ``pidns`` (all on by default).
         start_timeout_s: How long the first caller waits for the server's imports.
         max_restarts: Restarts after which the runner gives up and stays on the cold path.
+        sandbox: Per-job bubblewrap sandboxes: None picks them where they work, False never.
     """
 
     name = "warm"
@@ -63,16 +107,17 @@ class WarmRunner:
         isolate: dict | None = None,
         start_timeout_s: float = 120.0,
         max_restarts: int = 5,
+        sandbox: bool | None = None,
     ) -> None:
         self.python = python
         self.isolate = isolate or default_isolation()
         self.start_timeout_s = start_timeout_s
         self.max_restarts = max_restarts
-        self.cold = ColdRunner(python=sys.executable, isolate=self.isolate)
+        self.sandboxed = bwrap_works()[0] if sandbox is None else sandbox
+        self.cold = ColdRunner(python=sys.executable, isolate=self.isolate, sandbox=self.sandboxed)
         self._lock = threading.Lock()
-        self._proc: subprocess.Popen | None = None
-        self._dir: str | None = None
-        self._starts = 0
+        self._servers: dict[str, _Server] = {}
+        self._last: _Server | None = None
         self._given_up: str | None = None
         atexit.register(self.shutdown)
 
@@ -84,130 +129,211 @@ class WarmRunner:
         script = ensure_inside_code(script, job_dir)
         if self._given_up:
             return self.cold.run(script, job_dir, limits)
+        server = self._server_for(job_dir)
+        if server.job_dir is not None:
+            give_to_sandbox(server.job_dir)  # files the host wrote since the last script (the script itself)
         before = snapshot(Path(job_dir))
-        run_dir = make_run_dir()
         started = time.monotonic()
         try:
-            raw = self._run_on_server(script, job_dir, limits, run_dir)
+            raw = self._run_on_server(server, script, job_dir, limits)
         except ServerUnavailable as exc:
             if exc.permanent:
                 self._give_up(str(exc))
             else:
                 logger.warning("warm script runner unreachable (%s); running this script cold", exc)
             return self.cold.run(script, job_dir, limits)
-        finally:
-            shutil.rmtree(run_dir, ignore_errors=True)
         duration = time.monotonic() - started
         new_files = sorted(snapshot(Path(job_dir)) - before)
         return to_result(raw, limits, duration_s=duration, new_files=new_files, runner=self.name)
 
-    def start(self) -> None:
-        """Start the server now instead of on the first script (e.g. at service start-up)."""
+    def start(self, job_dir: Path | None = None) -> None:
+        """Start the (job's) server now instead of at the first script; failures are noted, not raised."""
         try:
-            self._ensure_started()
+            self._ensure_started(self._server_for(job_dir))
         except ServerUnavailable as exc:
             self._give_up(str(exc))
 
+    def prestart(self, job_dir: Path) -> None:
+        """Start the job's server in the background (while the plan is made or reviewed), so that the first
+        script does not wait for the imports."""
+        if self._given_up:
+            return
+        threading.Thread(target=self.start, args=(job_dir,), name="insightloom-warm-prestart", daemon=True).start()
+
+    def release(self, job_dir: Path) -> None:
+        """Stop the job's own server (its job ended or parked for review); a later script starts a new one."""
+        with self._lock:
+            server = self._servers.pop(self._key(job_dir), None) if self.sandboxed else None
+        if server is not None:
+            with server.lock:
+                self._stop_locked(server)
+
     @property
     def server_pid(self) -> int | None:
-        proc = self._proc
-        return proc.pid if proc is not None and proc.poll() is None else None
+        """The pid (on the host) of the server used last: the bwrap process when sandboxed."""
+        return self._last.pid if self._last is not None else None
+
+    def server_start_ms(self, job_dir: Path | None = None) -> float | None:
+        """How long the (job's) server took from start to ready, in milliseconds."""
+        server = self._servers.get(self._key(job_dir))
+        return server.started_ms if server is not None else None
 
     def shutdown(self) -> None:
-        """Stop the server (closing its stdin makes it exit) and remove its socket folder."""
+        """Stop every server (closing its stdin makes it exit) and remove its folders."""
         with self._lock:
-            self._stop_locked()
+            servers, self._servers = list(self._servers.values()), {}
+        for server in servers:
+            with server.lock:
+                self._stop_locked(server)
 
     # ------------------------------------------------------------------------------------------ internals
+
+    def _key(self, job_dir: Path | None) -> str:
+        return str(Path(job_dir).resolve()) if self.sandboxed and job_dir is not None else ""
+
+    def _server_for(self, job_dir: Path | None) -> _Server:
+        key = self._key(job_dir)
+        with self._lock:
+            server = self._servers.get(key)
+            if server is None:
+                server = self._servers[key] = _Server(Path(key) if key else None)
+            self._last = server
+            return server
 
     def _give_up(self, reason: str) -> None:
         self._given_up = reason
         warn_once(f"warm script runner unavailable, using cold subprocesses instead: {reason}")
 
-    def _run_on_server(self, script: Path, job_dir: Path, limits: Limits, run_dir: str) -> dict:
+    def _run_on_server(self, server: _Server, script: Path, job_dir: Path, limits: Limits) -> dict:
         for _attempt in range(2):
-            sock_path = self._ensure_started()
-            spec = build_spec(script, job_dir, limits, run_dir, self.isolate, server_cwd=self._dir)
+            sock_path = self._ensure_started(server)
+            run_dir = make_run_dir(server.runs_root)
             try:
-                conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-                conn.settimeout(_CONNECT_TIMEOUT_S)
-                conn.connect(sock_path)
-            except OSError as exc:
-                self._note_dead(f"cannot connect: {exc}")
-                continue
-            with conn:
-                reply, error = _exchange(conn, spec, limits)
-            if reply is not None:
-                return reply
-            if not any(Path(run_dir, name).exists() for name in ("supervisor.pid", "child.pid")):
-                self._note_dead(f"server dropped the request ({error})")
-                continue  # the script never started: safe to retry on a fresh server
-            kill_leftovers(run_dir)
-            why = "timeout" if error == "timeout" else f"supervisor lost ({error})"
-            return host_killed(limits, why)
+                if server.cgroup is not None:
+                    server.cgroup.set_memory(limits.memory_mb + SERVER_RESERVE_MB)
+                spec = build_spec(script, job_dir, limits, run_dir, self._isolate(server), server_cwd=server.dir)
+                try:
+                    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                    conn.settimeout(_CONNECT_TIMEOUT_S)
+                    conn.connect(sock_path)
+                except OSError as exc:
+                    self._note_dead(server, f"cannot connect: {exc}")
+                    continue
+                with conn:
+                    reply, error = _exchange(conn, spec, limits)
+                if reply is not None:
+                    if server.cgroup is not None and server.cgroup.oom_kills() and reply.get("exit_code") == -9:
+                        reply.setdefault("notes", [])
+                        reply["stderr"]["tail"] += "\n[runner] killed: the job's processes together hit the memory cap"
+                    return reply
+                if not any(Path(run_dir, name).exists() for name in ("supervisor.pid", "child.pid")):
+                    self._note_dead(server, f"server dropped the request ({error})")
+                    continue  # the script never started: safe to retry on a fresh server
+                if server.runs_root is None:
+                    kill_leftovers(run_dir)  # host pids: the shared server's scripts are visible from here
+                else:
+                    with server.lock:  # sandbox pids mean nothing on the host: end the whole sandbox instead
+                        self._stop_locked(server)
+                why = "timeout" if error == "timeout" else f"supervisor lost ({error})"
+                return host_killed(limits, why)
+            finally:
+                shutil.rmtree(run_dir, ignore_errors=True)
         raise ServerUnavailable("the warm server stopped answering twice in a row", permanent=False)
 
-    def _note_dead(self, why: str) -> None:
-        with self._lock:
-            proc = self._proc
+    def _isolate(self, server: _Server) -> dict:
+        if server.runs_root is None:
+            return dict(self.isolate)
+        # Inside the sandbox the server made its own user namespace, so each script still gets its own pid and
+        # network namespaces; the host is reachable only from outside the sandbox's pid namespace.
+        return {**self.isolate, "own_userns": True}
+
+    def _note_dead(self, server: _Server, why: str) -> None:
+        with server.lock:
+            proc = server.proc
             if proc is not None:
                 try:
                     proc.wait(timeout=_DEATH_WAIT_S)  # a killed server may take a moment to exit
                 except subprocess.TimeoutExpired:
                     return  # server is alive; only this connection failed
             logger.warning("warm script runner died (%s); restarting it", why)
-            self._stop_locked()
+            self._stop_locked(server)
 
-    def _ensure_started(self) -> str:
-        with self._lock:
-            if self._proc is not None and self._proc.poll() is None and self._dir:
-                return str(Path(self._dir, "server.sock"))
-            if self._proc is not None:
-                logger.warning("warm script runner exited with code %s; restarting it", self._proc.returncode)
-                self._stop_locked()
-            if self._starts > self.max_restarts:
+    def _ensure_started(self, server: _Server) -> str:
+        with server.lock:
+            if server.proc is not None and server.proc.poll() is None and server.dir:
+                return str(Path(server.dir, "server.sock"))
+            if server.proc is not None:
+                logger.warning("warm script runner exited with code %s; restarting it", server.proc.returncode)
+                self._stop_locked(server)
+            if server.starts > self.max_restarts:
                 raise ServerUnavailable(f"restarted {self.max_restarts} times already")
-            self._starts += 1
-            return self._start_locked()
+            server.starts += 1
+            return self._start_locked(server)
 
-    def _start_locked(self) -> str:
-        self._dir = tempfile.mkdtemp(prefix="insightloom-warm-")
-        sock_path = str(Path(self._dir, "server.sock"))
+    def _command(self, server: _Server, listener_fd: int, isolate: dict) -> tuple[list[str], dict[str, str], str]:
+        """The server's argv, environment and cwd: plain, or inside the job's sandbox."""
+        argv = [self.python, "-m", "insightloom.execution._server", str(listener_fd), json.dumps(isolate)]
+        assert server.dir is not None
+        if server.job_dir is None:
+            return argv, child_env(), server.dir
+        assert server.runs_root is not None
+        mpl = seed_mpl_cache(Path(server.runs_root) / "mpl-server")
+        env = sandbox_env({"HOME": server.runs_root, "TMPDIR": server.runs_root, "MPLCONFIGDIR": str(mpl)})
+        spec = SandboxSpec(writable=(server.job_dir, Path(server.runs_root)), cwd=Path(server.runs_root), env=env)
+        return sandbox_argv(spec, argv), dict(BWRAP_ENV), server.dir
+
+    def _start_locked(self, server: _Server) -> str:
+        began = time.perf_counter()
+        server.dir = tempfile.mkdtemp(prefix="insightloom-warm-")
+        if server.job_dir is not None:
+            server.runs_root = make_runs_root()
+            give_to_sandbox(Path(server.runs_root))
+            give_to_sandbox(server.job_dir)
+            server.cgroup = _job_cgroup(server.job_dir)
+        sock_path = str(Path(server.dir, "server.sock"))
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         listener.bind(sock_path)
         listener.listen(128)
-        log_path = Path(self._dir, "server.log")
-        argv = [self.python, "-m", "insightloom.execution._server", str(listener.fileno()), json.dumps(self.isolate)]
+        log_path = Path(server.dir, "server.log")
+        isolate = {**self._isolate(server), "host_uid": os.getuid()}
+        argv, env, cwd = self._command(server, listener.fileno(), isolate)
+        if server.runs_root is not None:
+            give_to_sandbox(Path(server.runs_root))  # the font list just copied in
         try:
             with open(log_path, "wb") as log:
-                self._proc = subprocess.Popen(
+                server.proc = start_sandboxed(
                     argv,
+                    server.cgroup,
                     stdin=subprocess.PIPE,
                     stdout=subprocess.PIPE,
                     stderr=log,
                     pass_fds=(listener.fileno(),),
-                    env=child_env(),
-                    cwd=self._dir,
+                    env=env,
+                    cwd=cwd,
                 )
         except OSError as exc:
-            self._stop_locked()
+            self._stop_locked(server)
             raise ServerUnavailable(f"cannot start {self.python}: {exc}") from exc
         finally:
             listener.close()
-        ready = _read_ready(self._proc, self.start_timeout_s)
+        ready = _read_ready(server.proc, self.start_timeout_s)
         if ready is None:
             tail = log_path.read_text(errors="replace")[-1500:] if log_path.exists() else ""
-            self._stop_locked()
+            self._stop_locked(server)
             raise ServerUnavailable(f"server did not become ready in {self.start_timeout_s:g} s. {tail}".strip())
-        logger.info("warm script runner ready (pid %s, %s thread(s))", self._proc.pid, ready.get("threads"))
+        server.started_ms = (time.perf_counter() - began) * 1000
+        where = f"job {server.job_dir.name}'s sandbox" if server.job_dir else "the shared server"
+        logger.info("warm script runner ready in %s (pid %s, %.0f ms)", where, server.proc.pid, server.started_ms)
         if ready.get("failed"):
             logger.info("warm script runner could not pre-import: %s", "; ".join(ready["failed"]))
         if ready.get("threads", 1) > 1:
             warn_once(f"warm script runner has {ready['threads']} threads after its imports; forking may be unsafe")
+        for note in ready.get("notes", []):
+            warn_once(f"script isolation missing: {note}")
         return sock_path
 
-    def _stop_locked(self) -> None:
-        proc, self._proc = self._proc, None
+    def _stop_locked(self, server: _Server) -> None:
+        proc, server.proc = server.proc, None
         if proc is not None:
             try:
                 if proc.stdin:
@@ -218,9 +344,24 @@ class WarmRunner:
                 proc.wait()
             if proc.stdout:
                 proc.stdout.close()
-        if self._dir:
-            shutil.rmtree(self._dir, ignore_errors=True)
-            self._dir = None
+        if server.cgroup is not None:
+            server.cgroup.close()
+            server.cgroup = None
+        for folder in (server.dir, server.runs_root):
+            if folder:
+                shutil.rmtree(folder, ignore_errors=True)
+        server.dir = server.runs_root = None
+
+
+def _job_cgroup(job_dir: Path) -> SandboxCgroup | None:
+    """A cgroup for one job's sandbox, or None where cgroups cannot be used (the level is then ``bwrap``)."""
+    if cgroup_support().version is None:
+        return None
+    try:
+        return SandboxCgroup(f"{job_dir.name}-{os.getpid()}-{time.monotonic_ns()}", Limits().memory_mb, MAX_PIDS)
+    except OSError as exc:
+        warn_once(f"no cgroup for the script sandbox: {exc}")
+        return None
 
 
 def _read_ready(proc: subprocess.Popen, timeout_s: float) -> dict | None:

@@ -1,6 +1,7 @@
 """``bash_tool``: a few read-only inspection commands, run without a shell, inside the job folder.
 
 Model-written text never reaches a shell: the command is split with shlex, the program must be on an allow-list,
+it runs in the scripts' kind of sandbox (the job folder read-only, nothing else of the host) where bwrap works,
 every path-like argument must resolve inside the job folder, options that read file names from a file or follow
 every symlink are refused, and the output is read as a stream and cut while it arrives, so a huge file never fills
 the host's memory.
@@ -14,11 +15,13 @@ import shlex
 import signal
 import subprocess
 import time
+from pathlib import Path
 
 from strands import tool
 from strands.types.tools import AgentTool
 
 from ..errors import BadInputError
+from ..execution.bwrap import SandboxSpec, bwrap_works, sandbox_argv
 from ..runtime import JobRuntime
 from .job_paths import inside_job
 from .tool_results import tool_error
@@ -74,10 +77,18 @@ class _Capped:
         return f"{head}\n[... {cut:,} bytes cut ...]\n{tail}" if cut > 0 else head + tail
 
 
+def _sandboxed(args: list[str], job_root: str) -> list[str]:
+    """``args`` inside the same kind of sandbox as scripts, with the job folder read-only (where bwrap works)."""
+    if not bwrap_works()[0]:
+        return args
+    spec = SandboxSpec(writable=(), readonly=(Path(job_root),), cwd=Path(job_root), env=_SAFE_ENV)
+    return sandbox_argv(spec, args)
+
+
 def _run_streamed(args: list[str], cwd: str, timeout: float) -> tuple[int | None, str]:
     """Run ``args`` with stdout and stderr merged, reading as it comes; (exit code or None on timeout, output)."""
     proc = subprocess.Popen(
-        args,
+        _sandboxed(args, cwd),
         cwd=cwd,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,

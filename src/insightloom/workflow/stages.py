@@ -17,6 +17,7 @@ from ..agents import build_agent, make_agent_tools
 from ..analysis_utils import write_utils_module
 from ..config import ROLES
 from ..errors import InsightloomError
+from ..execution import get_runner, isolation_level
 from ..intake import ingest
 from ..jobs import JobFolder, read_json
 from ..plan import plan_problems
@@ -53,6 +54,7 @@ def write_start_files(job: JobFolder, request: dict, settings_config: dict, mode
             "models": models,
             "config": settings_config,
             "request": request["request"],
+            "isolation_level": isolation_level(),
         },
     )
 
@@ -143,7 +145,12 @@ def supervise(rt: JobRuntime) -> None:
         max_tokens=rt.settings.spec("supervisor").max_tokens,
     )
     agent = build_agent("supervisor", rt, prompt, make_agent_tools(rt))
-    agent("Execute the approved plan, one section at a time, until every item is checked.")
+    runner = get_runner(rt.settings.runner)
+    runner.prestart(rt.root)  # the job's sandboxed server starts while the first model calls are made
+    try:
+        agent("Execute the approved plan, one section at a time, until every item is checked.")
+    finally:
+        runner.release(rt.root)
 
 
 def record_metrics(rt: JobRuntime, seconds: float) -> None:

@@ -8,6 +8,11 @@ Usage::
 
     python benchmarks/runner_overhead.py [--n 15] [--concurrent-jobs 8]
 
+Both runners use the per-job bubblewrap sandbox where it works (the product's default), so the figures include
+isolation. It also prints how long a job's sandboxed server takes to start (``server_start_ms``), how long a job's
+first script waits when nothing started the server earlier (``first_script_ms``), and the server's proportional
+resident memory per job (``server_pss_mb``: PSS of every process in the job's sandbox, shared pages split fairly).
+
 The last line is exactly ``warm_ms=<median> cold_ms=<median> ratio=<cold/warm>`` for the trivial script.
 """
 
@@ -73,6 +78,38 @@ def timed(runner: WarmRunner | ColdRunner, job: Path, script: str) -> float:
     return elapsed
 
 
+def sandbox_pss_mb(pid: int | None) -> float:
+    """Proportional set size of ``pid`` and all its descendants, in MiB (0 when unknown)."""
+    if pid is None:
+        return 0.0
+    total_kb, pending = 0, [pid]
+    while pending:
+        current = pending.pop()
+        try:
+            with open(f"/proc/{current}/smaps_rollup") as handle:
+                total_kb += next(int(line.split()[1]) for line in handle if line.startswith("Pss:"))
+            for task in Path(f"/proc/{current}/task").iterdir():
+                pending += [int(x) for x in (task / "children").read_text().split()]
+        except (OSError, StopIteration, ValueError):
+            continue
+    return total_kb / 1024
+
+
+def first_script(root: Path, samples: int = 3) -> tuple[float, float, float]:
+    """(first-script wait, server start, server PSS) medians over fresh jobs whose server was not started early."""
+    waits, starts, pss = [], [], []
+    for index in range(samples):
+        runner = WarmRunner()
+        job = make_job(root, f"first{index}")
+        try:
+            waits.append(timed(runner, job, "trivial.py"))
+            starts.append(runner.server_start_ms(job) or 0.0)
+            pss.append(sandbox_pss_mb(runner.server_pid))
+        finally:
+            runner.shutdown()
+    return statistics.median(waits), statistics.median(starts), statistics.median(pss)
+
+
 def concurrent_median(runner: WarmRunner, root: Path, jobs: int, per_job: int) -> float:
     """Median per-script wall time when ``jobs`` threads (one job folder each) run scripts at once."""
     times: list[float] = []
@@ -105,8 +142,9 @@ def main() -> int:
     warm, cold = WarmRunner(), ColdRunner()
     try:
         job = make_job(root, "main")
-        warm.start()
+        warm.start(job)
         timed(warm, job, "trivial.py")  # first run after start-up is not overhead
+        print(f"isolation: {'per-job bubblewrap sandbox' if warm.sandboxed else 'shared server, no sandbox'}")
         warm_ms: list[float] = []
         cold_ms: list[float] = []
         for _ in range(args.n):
@@ -121,6 +159,8 @@ def main() -> int:
         chart_warm = statistics.median(timed(warm, job, "chart.py") for _ in range(3))
         chart_cold = timed(cold, job, "chart.py")
         print(f"chart script (draw + save one PNG): warm {chart_warm:.1f} ms, cold {chart_cold:.1f} ms")
+        wait_ms, start_ms, pss_mb = first_script(root)
+        print(f"server_start_ms={start_ms:.0f} first_script_ms={wait_ms:.0f} server_pss_mb={pss_mb:.0f}")
         print(f"warm_ms={warm_med:.1f} cold_ms={cold_med:.1f} ratio={cold_med / warm_med:.1f}")
     finally:
         warm.shutdown()

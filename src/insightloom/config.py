@@ -109,6 +109,8 @@ class Settings:
         max_total_tokens: Per-job ceiling on tokens (input, output, cache read and cache write).
         max_cost_usd: Per-job ceiling on the estimated cost from ``pricing``.
         max_wall_seconds: Per-job ceiling on running time (plan review waits excluded).
+        max_job_mb: Per-job quota on the bytes in the job folder, checked after each script.
+        max_job_files: Per-job quota on the files in the job folder, checked after each script.
         clue_budget_tokens: Most tokens the shared clues may hold; older clues are compressed into a digest.
         handoff_budget_tokens: Most tokens of a tool agent's input message (its task and the last agent's message).
         token_margin: Safety margin added to local counts for Claude models, whose tokenizer differs.
@@ -132,6 +134,8 @@ class Settings:
     max_total_tokens: int = 5_000_000
     max_cost_usd: float = 25.0
     max_wall_seconds: float = 7200.0
+    max_job_mb: float = 2048.0
+    max_job_files: int = 20_000
     clue_budget_tokens: int = 1200
     handoff_budget_tokens: int = 2000
     token_margin: float = 0.20
@@ -206,6 +210,8 @@ _POSITIVE_LIMITS = (
     "max_total_tokens",
     "max_cost_usd",
     "max_wall_seconds",
+    "max_job_mb",
+    "max_job_files",
     "clue_budget_tokens",
     "handoff_budget_tokens",
 )

@@ -125,3 +125,16 @@ def test_helpers_refuse_links_in_folders_below_the_job(tmp_path: Path, outside: 
     assert sorted(p.name for p in outside.iterdir()) == ["victim.txt"]
     write_text_atomic(job / "real" / "deep" / "x.txt", "ok", beneath=job)  # real folders are created as needed
     assert read_text(job / "real" / "deep" / "x.txt", beneath=job) == "ok"
+
+
+def test_a_script_over_the_file_quota_gets_a_tool_error_naming_the_cap(rt: JobRuntime) -> None:
+    rt.settings.max_job_files = 200
+    tool = make_write_and_execute(rt)
+    body = "import os\nos.makedirs('spam', exist_ok=True)\n"
+    body += "for i in range(500):\n    open(f'spam/{i}.txt', 'w').close()\n"
+    result = _call(tool, file_path="01_spam.py", content=body)
+    assert isinstance(result, dict) and result["status"] == "error"
+    assert "max_job_files" in _text(result) and "Fix:" in _text(result)
+    rt.settings.max_job_files, rt.settings.max_job_mb = 10_000, 0.0001
+    again = _call(tool, file_path="02_small.py", content="print('hi')\n")
+    assert isinstance(again, dict) and "max_job_mb" in _text(again)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import sys
 from collections.abc import Iterator
 from pathlib import Path

@@ -14,6 +14,7 @@ from ..errors import BadInputError, ExecutionError
 from ..execution import Limits, get_runner, resolve_script_path
 from ..fileio import write_text_atomic
 from ..runtime import JobRuntime
+from .job_quota import quota_problem
 from .tool_results import tool_error
 
 logger = logging.getLogger(__name__)
@@ -44,6 +45,9 @@ def make_write_and_execute(rt: JobRuntime) -> AgentTool:
         seconds = round(result.duration_s, 3)
         rt.scripts.append({"script": script.name, "seconds": seconds, "exit_code": result.exit_code})
         summary = result.summary(lines_written=content.count("\n") + 1, script=script.relative_to(rt.root).as_posix())
+        over = quota_problem(rt.root, rt.settings.max_job_mb, rt.settings.max_job_files)
+        if over:
+            return tool_error(f"{summary}\n{over}")
         return summary if result.exit_code == 0 else tool_error(summary)
 
     return write_and_execute_tool

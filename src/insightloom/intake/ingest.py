@@ -146,6 +146,8 @@ def _cache_table(
         parquet=f"cache/{parquet.name}",
         rows=len(frame),
         columns=columns,
+        encoding=raw.encoding,
+        control_chars_removed=raw.control_chars_removed,
     )
 
 

@@ -147,15 +147,15 @@ def _check_text_bytes(path: Path) -> None:
     """A CSV must be text: NUL bytes or many control characters mean a binary file with a wrong name."""
     with path.open("rb") as fh:
         sample = fh.read(_SAMPLE_BYTES)
-    if b"\x00" in sample:
+    if sample.startswith((b"\xff\xfe", b"\xfe\xff")) or sample.count(b"\x00") > max(8, len(sample) // 100):
         raise BadInputError(
-            f"{path}: looks binary (contains NUL bytes), not a text CSV.",
+            f"{path}: not a text table (it holds binary data or UTF-16 text).",
             fix="Export the data as CSV (UTF-8) or XLSX; if it is UTF-16, re-save it as UTF-8.",
         )
     controls = sum(1 for b in sample if b < 0x20 and b not in (0x09, 0x0A, 0x0C, 0x0D) or b == 0x7F)
     if sample and controls / len(sample) > _MAX_CONTROL_SHARE:
         raise BadInputError(
-            f"{path}: unreadable, {controls} of the first {len(sample)} bytes are non-printable.",
+            f"{path}: not a text table ({controls} of the first {len(sample)} bytes are non-printable).",
             fix="Export the data as CSV (UTF-8) or XLSX and pass that file.",
         )
 

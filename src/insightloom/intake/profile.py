@@ -83,6 +83,8 @@ class TableProfile:
     parquet: str
     rows: int
     columns: list[ColumnProfile]
+    encoding: str | None = None
+    control_chars_removed: int = 0
 
     def column(self, name: str) -> ColumnProfile:
         """The profile of column ``name``; raises KeyError naming the known columns."""
@@ -98,6 +100,8 @@ class TableProfile:
             "sheet": self.sheet,
             "parquet": self.parquet,
             "rows": self.rows,
+            "encoding": self.encoding,
+            "control_chars_removed": self.control_chars_removed,
             "columns": [c.to_dict() for c in self.columns],
         }
 
@@ -110,6 +114,8 @@ class TableProfile:
             parquet=data["parquet"],
             rows=int(data["rows"]),
             columns=[ColumnProfile.from_dict(c) for c in data.get("columns", [])],
+            encoding=data.get("encoding"),
+            control_chars_removed=int(data.get("control_chars_removed") or 0),
         )
 
 

@@ -11,9 +11,12 @@ import datetime as dt
 import io
 import logging
 import re
+import time
 import zipfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -21,7 +24,14 @@ from insightloom.errors import BadInputError
 
 logger = logging.getLogger(__name__)
 
-ENCODINGS = ("utf-8-sig", "cp949", "latin-1")  # utf-8-sig also reads plain UTF-8
+#: Text that is not UTF-8 is decoded with the encoding charset-normalizer finds, if it is this sure of it.
+MAX_CHAOS = 0.2
+#: What one worksheet may expand to, whatever its compressed size: a few KB of XML can declare billions of cells.
+MAX_SHEET_CELLS = 10_000_000
+MAX_SHEET_ROWS = 1_048_576
+#: Seconds one workbook may take to read before intake gives up on it.
+XLSX_DEADLINE_S = 120.0
+_CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _DELIMITERS = ",;\t|"
 _NA_VALUES = ["", "NA", "N/A", "n/a", "NaN", "nan", "NULL", "null", "None", "#N/A"]
 _SNIFF_CHARS = 64 * 1024
@@ -39,6 +49,7 @@ class RawTable:
     encoding: str | None = None
     delimiter: str | None = None
     header_rows: int = 1
+    control_chars_removed: int = 0
 
 
 # ---------------------------------------------------------------------------------------------------------- CSV
@@ -77,19 +88,66 @@ def read_csv(path: Path) -> RawTable:
     body = frame.iloc[1:].reset_index(drop=True)
     body.columns = unique_names([h or f"column_{i + 1}" for i, h in enumerate(header)])
     body = _drop_unnamed_empty(body, header)
+    body, removed = strip_control_chars(body)
+    if removed:
+        logger.warning("%s: removed %d control character(s) from cells", path.name, removed)
     logger.info("read %s: %d rows, %d columns, encoding %s, delimiter %r", path.name, *body.shape, encoding, delimiter)
-    return RawTable(body, encoding=encoding, delimiter=delimiter)
+    return RawTable(body, encoding=encoding, delimiter=delimiter, control_chars_removed=removed)
+
+
+#: Tie-breaks between encodings that decode a short sample equally well: the common ones first.
+_PREFERRED_ENCODINGS = ("cp1252", "cp949", "latin_1", "shift_jis", "gb18030", "big5", "cp1251", "cp1250")
+
+
+def _preference(encoding: str) -> int:
+    name = encoding.lower().replace("-", "_")
+    return _PREFERRED_ENCODINGS.index(name) if name in _PREFERRED_ENCODINGS else len(_PREFERRED_ENCODINGS)
+
+
+def strip_control_chars(frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+    """Remove control characters (NUL, ESC ...; not tab or line breaks) from text cells; return how many went.
+
+    They break the DOCX (XML forbids them) and the terminal, and no real value needs them.
+    """
+    removed = 0
+    for name in frame.columns:
+        column = frame[name]
+        texts = column.map(lambda v: isinstance(v, str))
+        if not texts.any():
+            continue
+        counts = column[texts].map(lambda v: len(_CONTROL_CHARS.findall(v)))
+        total = int(counts.sum())
+        if total:
+            frame[name] = column.where(~texts, column[texts].map(lambda v: _CONTROL_CHARS.sub("", v)))
+            removed += total
+    return frame, removed
 
 
 def decode_text(path: Path) -> tuple[str, str]:
-    """Decode with the first encoding that works: UTF-8 (with or without BOM), CP949, then Latin-1."""
+    """Decode as UTF-8 (with or without BOM), else with the encoding charset-normalizer is sure of.
+
+    Raises:
+        BadInputError: The bytes are not text (NUL bytes, or no encoding makes sense of them).
+    """
     data = path.read_bytes()
-    for encoding in ENCODINGS:
-        try:
-            return data.decode(encoding), encoding
-        except UnicodeDecodeError:
-            logger.debug("%s is not %s", path.name, encoding)
-    raise BadInputError(f"{path}: unreadable text encoding.", fix="Re-save the file as CSV UTF-8.")  # pragma: no cover
+    try:
+        return data.decode("utf-8-sig"), "utf-8"
+    except UnicodeDecodeError:
+        logger.debug("%s is not UTF-8; detecting its encoding", path.name)
+    from charset_normalizer import from_bytes
+
+    matches = sorted(
+        from_bytes(data),
+        key=lambda m: (round(m.percent_chaos, 1), -round(m.percent_coherence, 1), _preference(m.encoding)),
+    )
+    best = matches[0] if matches else None
+    if best is None or best.percent_chaos > MAX_CHAOS * 100:
+        raise BadInputError(
+            f"{path}: not a text table, or an encoding that cannot be told apart from noise.",
+            fix="re-save the file as CSV UTF-8 (in Excel: Save As > CSV UTF-8).",
+        )
+    logger.info("%s decoded as %s (not UTF-8)", path.name, best.encoding)
+    return str(best), best.encoding
 
 
 def sniff_delimiter(sample: str) -> str:
@@ -151,19 +209,87 @@ def read_xlsx(path: Path) -> list[RawTable]:
             fix="Open it in Excel or LibreOffice and save it again as .xlsx, or export the sheet as CSV.",
         ) from exc
     tables: list[RawTable] = []
+    deadline = time.monotonic() + XLSX_DEADLINE_S
     try:
         for ws in wb.worksheets:
-            rows = _trim(ws.iter_rows(values_only=True))
+            _check_declared_size(path, ws)
+            rows = _trim(_bounded_rows(path, ws, deadline))
             table = _sheet_table(path, ws.title, rows)
             if table is not None:
+                table.frame, table.control_chars_removed = strip_control_chars(table.frame)
                 tables.append(table)
     finally:
         wb.close()
+    if tables:
+        _refuse_formula_only_columns(path, tables)
     if not tables:
         raise BadInputError(
             f"{path}: no worksheet has a header row and data rows.", fix="Check that the data is in the workbook."
         )
     return tables
+
+
+def _too_big(path: Path, sheet: str, what: str) -> BadInputError:
+    return BadInputError(
+        f"{path}: sheet {sheet!r} {what}, over the cap of {MAX_SHEET_CELLS:,} cells ({MAX_SHEET_ROWS:,} rows).",
+        fix="delete empty rows and columns far from the data (a stray cell at the end of the sheet counts), "
+        "or export just the table as CSV.",
+    )
+
+
+def _check_declared_size(path: Path, ws: Any) -> None:
+    """Refuse a sheet whose declared dimension (cheap to read) is over the caps, before reading any row."""
+    rows, cols = ws.max_row, ws.max_column
+    if rows and cols and (rows > MAX_SHEET_ROWS or rows * cols > MAX_SHEET_CELLS):
+        raise _too_big(path, ws.title, f"declares {rows:,} rows x {cols:,} columns")
+
+
+def _bounded_rows(path: Path, ws: Any, deadline: float) -> Iterator[tuple[object, ...]]:
+    """The sheet's rows, streamed, stopping with a clear error past the cell cap or the deadline."""
+    cells = 0
+    for count, row in enumerate(ws.iter_rows(values_only=True), start=1):
+        cells += len(row)
+        if cells > MAX_SHEET_CELLS or count > MAX_SHEET_ROWS:
+            raise _too_big(path, ws.title, f"expands past {cells:,} cells")
+        if count % 1000 == 0 and time.monotonic() > deadline:
+            raise BadInputError(
+                f"{path}: reading sheet {ws.title!r} took over {XLSX_DEADLINE_S:g} s ({count:,} rows so far).",
+                fix="export the sheet as CSV, which reads much faster.",
+            )
+        yield row
+
+
+def _refuse_formula_only_columns(path: Path, tables: list[RawTable]) -> None:
+    """A column whose every cell is a formula with no saved result would silently read as empty: refuse it.
+
+    Files written by scripts or some exporters keep formulas but no cached values; Excel or LibreOffice computes
+    and saves them when the file is opened and saved.
+    """
+    empty = {(t.sheet, str(c)) for t in tables for c in t.frame.columns if t.frame[c].isna().all()}
+    if not empty:
+        return
+    import openpyxl
+
+    wb = openpyxl.load_workbook(path, read_only=True, data_only=False)
+    try:
+        for table in tables:
+            names = [str(c) for c in table.frame.columns]
+            ws = wb[table.sheet] if table.sheet in wb.sheetnames else None
+            if ws is None:
+                continue
+            body = list(ws.iter_rows(min_row=table.header_rows + 1, max_row=table.header_rows + 50, values_only=True))
+            for j, name in enumerate(names):
+                if (table.sheet, name) not in empty:
+                    continue
+                column = [r[j] for r in body if j < len(r) and r[j] is not None]
+                if column and all(isinstance(v, str) and v.startswith("=") for v in column):
+                    raise BadInputError(
+                        f"{path}: sheet {table.sheet!r} column {name!r} holds formulas with no saved values.",
+                        fix="open the file in Excel or LibreOffice and save it (that stores the results), "
+                        "or export the sheet as CSV.",
+                    )
+    finally:
+        wb.close()
 
 
 def _trim(raw_rows: object) -> list[list[object]]:

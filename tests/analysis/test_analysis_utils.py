@@ -164,3 +164,20 @@ def test_generated_utils_module_reexports_explicitly() -> None:
     for name in ("load_df", "to_python_type", "track_calculation", "save_calculation_metadata", "append_result",
                  "save_chart"):  # fmt: skip
         assert name in namespace["__all__"] and callable(namespace[name])
+
+
+def test_checks_over_thousands_of_columns_stay_shallow_enough_for_duckdb() -> None:
+    import duckdb
+
+    from insightloom.analysis_utils import sql_all, sql_sum
+
+    cols = [f"c{i}" for i in range(3000)]
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t AS SELECT " + ", ".join(f"1 AS {c}" for c in cols[:1]) + " FROM range(3)")
+    terms = ["1"] * 3000
+    assert con.execute(f"SELECT {sql_sum(terms)}").fetchone() == (3000,)
+    assert con.execute(f"SELECT {sql_all(['TRUE'] * 3000)}").fetchone() == (True,)
+    assert sql_sum([]) == "0" and sql_all([]) == "TRUE" and sql_sum(["a"]) == "a"
+    assert sql_sum(["a", "b", "c"]) == "(a + (b + c))"
+    with pytest.raises(duckdb.Error):  # what a plain join does past DuckDB's depth limit
+        con.execute("SELECT " + " + ".join(terms))

@@ -86,3 +86,22 @@ def test_a_column_of_formulas_without_saved_values_is_refused(tmp_path: Path) ->
     wb.save(path)
     err = _refused(path, tmp_path)
     assert "'total'" in err.message and "formulas" in err.message and "save" in err.fix
+
+
+def test_reading_a_big_sheet_stops_when_the_job_is_cancelled(tmp_path: Path) -> None:
+    from insightloom.errors import JobCancelled
+
+    path = tmp_path / "long.xlsx"
+    wb = openpyxl.Workbook()
+    for row in range(3000):
+        wb.active.append(["name", "amount"] if row == 0 else [f"n{row}", row])
+    wb.save(path)
+    asked: list[int] = []
+
+    def cancelled() -> bool:
+        asked.append(1)
+        return len(asked) >= 2  # the user cancels while the second thousand rows are read
+
+    with pytest.raises(JobCancelled, match="long.xlsx"):
+        readers.read_xlsx(path, cancelled=cancelled)
+    assert len(readers.read_xlsx(path, cancelled=lambda: False)[0].frame) == 2999

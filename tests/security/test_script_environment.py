@@ -64,3 +64,15 @@ def test_doctor_names_the_isolation_level_in_force() -> None:
     expected = os.environ.get("INSIGHTLOOM_EXPECT_ISOLATION")
     if expected:
         assert level == expected, f"isolation is {level} here, CI expects {expected}: install bubblewrap"
+
+
+def test_serve_reads_the_token_once_and_drops_it_from_its_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    from insightloom.service import server
+
+    monkeypatch.setenv("INSIGHTLOOM_API_TOKEN", "tok-do-not-leak")
+    config = server.ServiceConfig.from_env()
+    server.forget_secret_env()
+    assert config.tokens == {"tok-do-not-leak": "admin"} or "tok-do-not-leak" in config.tokens
+    assert "INSIGHTLOOM_API_TOKEN" not in os.environ

@@ -16,6 +16,7 @@ from insightloom.analysis_utils.charts import save_chart
 from insightloom.analysis_utils.jobdir import job_dir, load_df, read_profile
 from insightloom.analysis_utils.module import UTILS_FILENAME, generate_utils_module, write_utils_module
 from insightloom.analysis_utils.result_notes import ResultSection, append_result, calc_refs, parse_results, read_results
+from insightloom.analysis_utils.sql import sql_all, sql_sum
 from insightloom.analysis_utils.verification import record_verification
 
 __all__ = [
@@ -33,6 +34,8 @@ __all__ = [
     "record_verification",
     "save_calculation_metadata",
     "save_chart",
+    "sql_all",
+    "sql_sum",
     "to_python_type",
     "track_calculation",
     "write_utils_module",

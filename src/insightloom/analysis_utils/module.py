@@ -21,6 +21,8 @@ EXPORTS = (
     "save_chart",
     "read_results",
     "record_verification",
+    "sql_sum",
+    "sql_all",
 )
 
 
@@ -33,6 +35,8 @@ def generate_utils_module() -> str:
         "Use load_df() for the cached data, track_calculation(...) for every reported number (with a DuckDB SQL\n"
         "check), append_result(...) for findings that cite numbers as {{calc:<id>}}, and save_chart(...) for charts.\n"
         "The Validator's own scripts record what they re-computed with record_verification({id: value}).\n"
+        "Build a check over many columns with sql_sum([...]) and sql_all([...]): DuckDB cannot parse a + b + ...\n"
+        "over a thousand columns, these nest the terms so it can.\n"
         '"""\n\n'
         f"from insightloom.analysis_utils import (\n{names})\n\n"
         f"__all__ = [\n{listed}]\n"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
@@ -34,6 +35,7 @@ def ingest(
     *,
     columns_file: Path | None = None,
     max_file_mb: float = 200.0,
+    cancelled: Callable[[], bool] | None = None,
 ) -> DataProfile:
     """Copy inputs into ``<job>/data/``, cache each table as Parquet, and write ``<job>/cache/profile.json``.
 
@@ -70,7 +72,7 @@ def ingest(
     for index, src in enumerate(paths):
         copy = copy_into(src, data_dir, copied)
         try:
-            raws = read_xlsx(copy) if copy.suffix.lower() in XLSX_SUFFIXES else [read_csv(copy)]
+            raws = read_xlsx(copy, cancelled=cancelled) if copy.suffix.lower() in XLSX_SUFFIXES else [read_csv(copy)]
         except BadInputError as exc:  # name the user's file, not the job's copy of it
             raise BadInputError(exc.message.replace(str(copy), str(src)), exc.fix) from exc
         views = _name_views(copy, raws, taken, aliases)

@@ -13,14 +13,14 @@ import logging
 import re
 import time
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from insightloom.errors import BadInputError
+from insightloom.errors import BadInputError, JobCancelled
 
 logger = logging.getLogger(__name__)
 
@@ -192,7 +192,7 @@ def _drop_unnamed_empty(body: pd.DataFrame, header: list[str]) -> pd.DataFrame:
 # --------------------------------------------------------------------------------------------------------- XLSX
 
 
-def read_xlsx(path: Path) -> list[RawTable]:
+def read_xlsx(path: Path, *, cancelled: Callable[[], bool] | None = None) -> list[RawTable]:
     """Read every non-empty worksheet, flattening grouped header rows into unique names.
 
     Raises:
@@ -213,7 +213,7 @@ def read_xlsx(path: Path) -> list[RawTable]:
     try:
         for ws in wb.worksheets:
             _check_declared_size(path, ws)
-            rows = _trim(_bounded_rows(path, ws, deadline))
+            rows = _trim(_bounded_rows(path, ws, deadline, cancelled))
             table = _sheet_table(path, ws.title, rows)
             if table is not None:
                 table.frame, table.control_chars_removed = strip_control_chars(table.frame)
@@ -244,13 +244,18 @@ def _check_declared_size(path: Path, ws: Any) -> None:
         raise _too_big(path, ws.title, f"declares {rows:,} rows x {cols:,} columns")
 
 
-def _bounded_rows(path: Path, ws: Any, deadline: float) -> Iterator[tuple[object, ...]]:
-    """The sheet's rows, streamed, stopping with a clear error past the cell cap or the deadline."""
+def _bounded_rows(
+    path: Path, ws: Any, deadline: float, cancelled: Callable[[], bool] | None
+) -> Iterator[tuple[object, ...]]:
+    """The sheet's rows, streamed, stopping with a clear error past the cell cap or the deadline, or when the job
+    is cancelled (checked every thousand rows)."""
     cells = 0
     for count, row in enumerate(ws.iter_rows(values_only=True), start=1):
         cells += len(row)
         if cells > MAX_SHEET_CELLS or count > MAX_SHEET_ROWS:
             raise _too_big(path, ws.title, f"expands past {cells:,} cells")
+        if count % 1000 == 0 and cancelled is not None and cancelled():
+            raise JobCancelled(f"Reading {path.name} stopped: the job was cancelled.", "start it again if needed.")
         if count % 1000 == 0 and time.monotonic() > deadline:
             raise BadInputError(
                 f"{path}: reading sheet {ws.title!r} took over {XLSX_DEADLINE_S:g} s ({count:,} rows so far).",

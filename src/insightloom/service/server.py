@@ -14,7 +14,7 @@ from fastapi import FastAPI
 from ..config import Settings
 from ..errors import BadInputError
 from .app import create_app
-from .service_settings import ServiceConfig, check_binding
+from .service_settings import SECRET_ENV, ServiceConfig, check_binding
 
 logger = logging.getLogger(__name__)
 
@@ -55,6 +55,7 @@ def run_server(host: str, port: int, settings: Settings) -> None:
         ConfigError: A malformed service env var or tokens file.
     """
     config = ServiceConfig.from_env()
+    forget_secret_env()  # read once: the process that forks scripts keeps no token in its environment
     check_binding(host, config)
     try:
         settings.artifacts.expanduser().mkdir(parents=True, exist_ok=True)
@@ -70,6 +71,16 @@ def run_server(host: str, port: int, settings: Settings) -> None:
         build_server(app, host, port).run()
     finally:
         _abandon_running_jobs(app)
+
+
+def forget_secret_env() -> None:
+    """Drop the service's token variables from this process's environment once they were read.
+
+    Scripts never inherit the host's environment (the runners build theirs from an allowlist, and the sandbox
+    hides the host's /proc), but a token that is no longer there cannot leak by any path.
+    """
+    for name in SECRET_ENV:
+        os.environ.pop(name, None)
 
 
 def _abandon_running_jobs(app: FastAPI) -> None:

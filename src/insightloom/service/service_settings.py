@@ -78,6 +78,10 @@ class ServiceConfig:
         )
 
 
+#: Service variables that hold or point at credentials: read once at start-up, then dropped from the environment.
+SECRET_ENV = ("INSIGHTLOOM_API_TOKEN", "INSIGHTLOOM_TOKENS_FILE")
+
+
 def _number(env: dict[str, str], name: str, default: float, example: str) -> float:
     raw = env.get(name)
     if not raw:

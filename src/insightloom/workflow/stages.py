@@ -61,7 +61,13 @@ def write_start_files(job: JobFolder, request: dict, settings_config: dict, mode
 
 def intake(rt: JobRuntime, inputs: list[Path], columns_file: Path | None) -> None:
     rt.job.set_stage("intake")
-    rt.profile = ingest(inputs, rt.root, columns_file=columns_file, max_file_mb=rt.settings.max_file_mb)
+    rt.profile = ingest(
+        inputs,
+        rt.root,
+        columns_file=columns_file,
+        max_file_mb=rt.settings.max_file_mb,
+        cancelled=lambda: rt.cancel.is_set() or rt.job.cancel_requested(),
+    )
     write_utils_module(rt.job.path("code"))
 
 

@@ -16,14 +16,18 @@ from __future__ import annotations
 IMPORTS = """\
 import pandas as pd
 
-from coder_analysis_utils import append_result, load_df, save_chart, to_python_type, track_calculation
+from coder_analysis_utils import (
+    append_result, load_df, save_chart, sql_all, sql_sum, to_python_type, track_calculation,
+)
 """
 
 CHART_IMPORTS = """\
 import pandas as pd
 from matplotlib.figure import Figure
 
-from coder_analysis_utils import append_result, load_df, save_chart, to_python_type, track_calculation
+from coder_analysis_utils import (
+    append_result, load_df, save_chart, sql_all, sql_sum, to_python_type, track_calculation,
+)
 """
 
 HELPERS = '''
@@ -92,8 +96,8 @@ def main():
     missing = int(per_col.sum())
     cells = rows * len(cols)
     complete = int(df[cols].notna().all(axis=1).sum())
-    nulls = " + ".join(f"(COUNT(*) - COUNT({qi(c)}))" for c in cols) or "0"
-    not_null = " AND ".join(f"{qi(c)} IS NOT NULL" for c in cols) or "TRUE"
+    nulls = sql_sum([f"(COUNT(*) - COUNT({qi(c)}))" for c in cols])
+    not_null = sql_all([f"{qi(c)} IS NOT NULL" for c in cols])
     names = ", ".join(ql(c) for c in cols) or "NULL"
     r = {
         "rows": track(P + "rows", rows, TX["d_rows"], "len(df)", [], "high", f"SELECT COUNT(*) FROM {T}", "count"),
@@ -117,7 +121,7 @@ def main():
     if missing:
         frame = pd.DataFrame({"column": [str(c) for c in per_col.index], "n": per_col.to_numpy()})
         frame = frame[frame["n"] > 0].sort_values(["n", "column"], ascending=[False, True])
-        has_null = " + ".join(f"(CASE WHEN COUNT(*) > COUNT({qi(c)}) THEN 1 ELSE 0 END)" for c in cols)
+        has_null = sql_sum([f"(CASE WHEN COUNT(*) > COUNT({qi(c)}) THEN 1 ELSE 0 END)" for c in cols])
         r["with_missing"] = track(P + "columns_with_missing", len(frame), TX["d_with_missing"],
                                   "(df[analysed].isna().sum() > 0).sum()", cols, "low",
                                   f"SELECT {has_null} FROM {T}", "count")

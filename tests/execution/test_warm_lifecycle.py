@@ -23,8 +23,9 @@ def test_warm_runner_restarts_after_the_server_dies(make_job, write_script) -> N
     try:
         assert runner.run(script, job, FAST).runner == "warm"
         first_pid = runner.server_pid
-        assert first_pid is not None
+        assert first_pid is not None and runner._last is not None and runner._last.proc is not None
         os.kill(first_pid, signal.SIGKILL)
+        runner._last.proc.wait(30)  # the server is dead (not merely signalled) before the next script comes
         result = runner.run(script, job, FAST)
         assert result.status == "ok" and result.runner == "warm"
         assert runner.server_pid not in (None, first_pid)

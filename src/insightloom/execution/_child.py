@@ -179,11 +179,28 @@ def _confine(spec: dict) -> list[str]:
     return [f"landlock: {error}"] if error else []
 
 
+def _drop_user(spec: dict) -> None:
+    """In a job's sandbox, become the unprivileged sandbox uid before any script code runs.
+
+    The server and the supervisor set up namespaces and Landlock with the sandbox's root; the script itself must
+    never hold it, so a failed switch stops the run instead of running the script as root.
+    """
+    uid = spec["isolate"].get("run_as_uid")
+    if uid is None or os.geteuid() != 0:
+        return
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
+    if os.getuid() != uid or os.geteuid() != uid:
+        raise OSError(f"could not switch to the sandbox uid {uid}")
+
+
 def run_prepared(spec: dict, notes: list[str]) -> int:
     """Job-specific setup, then the script as ``__main__``; return its exit code."""
     _prepare_environment(spec)
     notes = notes + _confine(spec)
     _set_rlimits(spec["limits"])
+    _drop_user(spec)
     # Report confinement before any script code runs, then close the channel so the script cannot use it.
     os.write(STATUS_FD, json.dumps(notes).encode())
     os.close(STATUS_FD)

@@ -97,7 +97,7 @@ class _Server:
     def __init__(self, listener: socket.socket, isolate: dict) -> None:
         self.listener = listener
         self.host_uid = isolate.get("host_uid")
-        self.in_sandbox = bool(isolate.get("own_userns"))
+        self.in_sandbox = bool(isolate.get("own_userns") or isolate.get("in_sandbox"))
         self.network = bool(isolate.get("network", True))
         self.sel = selectors.DefaultSelector()
         self.sel.register(listener, selectors.EVENT_READ, ("accept", None))

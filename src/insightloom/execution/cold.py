@@ -36,6 +36,7 @@ from insightloom.execution.runner_base import (
     make_run_dir,
     make_runs_root,
     sandbox_env,
+    sandboxed_isolation,
     snapshot,
     to_result,
 )
@@ -83,7 +84,7 @@ class ColdRunner:
             else:
                 mpl = str(seed_mpl_cache(Path(run_dir) / "mpl-seed"))
                 give_to_sandbox(Path(run_dir))
-                isolate = {**self.isolate, "own_userns": True}
+                isolate = {**self.isolate, **sandboxed_isolation()}
                 spec = build_spec(script, job_dir, limits, run_dir, isolate, mpl_cache=mpl)
                 raw = self._supervise_sandboxed(spec, limits, Path(job_dir), runs_root)
         finally:
@@ -119,7 +120,9 @@ class ColdRunner:
     def _supervise_sandboxed(self, spec: dict, limits: Limits, job_dir: Path, runs_root: str) -> dict:
         """The supervisor in a sandbox of its own, held to one memory and process cap with everything it starts."""
         env = sandbox_env({"HOME": spec["run_dir"], "TMPDIR": spec["run_dir"]})
-        sandbox = SandboxSpec(writable=(job_dir.resolve(), Path(runs_root)), cwd=Path(spec["run_dir"]), env=env)
+        sandbox = SandboxSpec(
+            writable=(job_dir.resolve(), Path(runs_root)), cwd=Path(spec["run_dir"]), env=env, switch_user=False
+        )
         argv = sandbox_argv(sandbox, [self.python, str(SANDBOX_FILE)])
         cgroup = _run_cgroup(limits)
         try:

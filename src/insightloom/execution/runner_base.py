@@ -113,6 +113,20 @@ def make_runs_root() -> str:
     return tempfile.mkdtemp(prefix="insightloom-job-runs-", dir=_scratch_base())
 
 
+def sandboxed_isolation() -> dict[str, object]:
+    """The isolation flags of a runner process inside a job's sandbox.
+
+    A root host starts the sandbox with bwrap's root, which can still give each script its own pid and network
+    namespace; each script then drops to the sandbox uid before its code runs (``run_as_uid``). An unprivileged
+    host has no capabilities in the sandbox, so its server first makes a user namespace of its own.
+    """
+    from insightloom.execution.bwrap import SANDBOX_UID
+
+    if os.geteuid() == 0:
+        return {"in_sandbox": True, "run_as_uid": SANDBOX_UID}
+    return {"in_sandbox": True, "own_userns": True}
+
+
 def sandbox_env(extra: dict[str, str]) -> dict[str, str]:
     """The whole environment of a sandboxed runner process: allowlisted variables, pins and ``extra``."""
     env = child_env()

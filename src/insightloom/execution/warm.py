@@ -47,6 +47,7 @@ from insightloom.execution.runner_base import (
     make_run_dir,
     make_runs_root,
     sandbox_env,
+    sandboxed_isolation,
     snapshot,
     to_result,
     warn_once,
@@ -243,9 +244,7 @@ class WarmRunner:
     def _isolate(self, server: _Server) -> dict:
         if server.runs_root is None:
             return dict(self.isolate)
-        # Inside the sandbox the server made its own user namespace, so each script still gets its own pid and
-        # network namespaces; the host is reachable only from outside the sandbox's pid namespace.
-        return {**self.isolate, "own_userns": True}
+        return {**self.isolate, **sandboxed_isolation()}
 
     def _note_dead(self, server: _Server, why: str) -> None:
         with server.lock:
@@ -279,7 +278,9 @@ class WarmRunner:
         assert server.runs_root is not None
         mpl = seed_mpl_cache(Path(server.runs_root) / "mpl-server")
         env = sandbox_env({"HOME": server.runs_root, "TMPDIR": server.runs_root, "MPLCONFIGDIR": str(mpl)})
-        spec = SandboxSpec(writable=(server.job_dir, Path(server.runs_root)), cwd=Path(server.runs_root), env=env)
+        spec = SandboxSpec(
+            writable=(server.job_dir, Path(server.runs_root)), cwd=Path(server.runs_root), env=env, switch_user=False
+        )
         return sandbox_argv(spec, argv), dict(BWRAP_ENV), server.dir
 
     def _start_locked(self, server: _Server) -> str:

@@ -27,6 +27,7 @@ from bedrock_agentcore import BedrockAgentCoreApp
 
 from insightloom.config import load_settings, resolve_auto_provider
 from insightloom.errors import InsightloomError
+from insightloom.fileio import iter_real_files
 from insightloom.jobs import read_json
 from insightloom.workflow import AutoApprove, Decision, JobOptions, create_job, drive, load_runtime, review, start
 
@@ -56,8 +57,8 @@ def _push(job_dir: Path) -> None:
         return
     bucket, prefix = _split(S3_PREFIX.rstrip("/") + "/" + job_dir.name)
     s3 = boto3.client("s3")
-    for path in job_dir.rglob("*"):
-        if path.is_file() and path.name != "job.lock" and not path.name.startswith("."):
+    for path in iter_real_files(job_dir):  # never through a link a script planted (it could point at /etc)
+        if path.name != "job.lock" and not path.name.startswith("."):
             s3.upload_file(str(path), bucket, f"{prefix}/{path.relative_to(job_dir).as_posix()}")
 
 

@@ -147,3 +147,14 @@ def write_json(path: Path, data: Any, *, beneath: Path | None = None) -> None:
 def read_json(path: Path, *, beneath: Path | None = None) -> Any:
     """Parse a JSON file; with ``beneath``, without following a link at or above it."""
     return json.loads(read_text(path, beneath=beneath) if beneath is not None else path.read_text(encoding="utf-8"))
+
+
+def iter_real_files(root: Path) -> Iterator[Path]:
+    """Every regular file below ``root``, never through a symlink (to a file or a folder) that a script planted."""
+    for folder, dirs, names in os.walk(root):  # os.walk does not descend into linked folders
+        base = Path(folder)
+        dirs[:] = [d for d in dirs if not (base / d).is_symlink()]
+        for name in names:
+            path = base / name
+            if not path.is_symlink() and path.is_file():
+                yield path

@@ -105,3 +105,16 @@ def test_reading_a_big_sheet_stops_when_the_job_is_cancelled(tmp_path: Path) -> 
     with pytest.raises(JobCancelled, match="long.xlsx"):
         readers.read_xlsx(path, cancelled=cancelled)
     assert len(readers.read_xlsx(path, cancelled=lambda: False)[0].frame) == 2999
+
+
+def test_some_formulas_without_saved_values_are_a_warning(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    path = tmp_path / "mixed.xlsx"
+    wb = openpyxl.Workbook()
+    wb.active.append(["qty", "total"])
+    for row in range(2, 12):
+        wb.active.append([row, row * 2 if row % 2 else f"=A{row}*2"])  # half saved numbers, half bare formulas
+    wb.save(path)
+    with caplog.at_level("WARNING", logger="insightloom.intake"):
+        profile = ingest([path], tmp_path / "job")
+    assert profile.tables[0].rows == 10
+    assert any("'total'" in r.getMessage() and "no saved value" in r.getMessage() for r in caplog.records)

@@ -31,6 +31,7 @@ MAX_SHEET_CELLS = 10_000_000
 MAX_SHEET_ROWS = 1_048_576
 #: Seconds one workbook may take to read before intake gives up on it.
 XLSX_DEADLINE_S = 120.0
+_FORMULA_SAMPLE = 50
 _CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _DELIMITERS = ",;\t|"
 _NA_VALUES = ["", "NA", "N/A", "n/a", "NaN", "nan", "NULL", "null", "None", "#N/A"]
@@ -221,7 +222,7 @@ def read_xlsx(path: Path, *, cancelled: Callable[[], bool] | None = None) -> lis
     finally:
         wb.close()
     if tables:
-        _refuse_formula_only_columns(path, tables)
+        _check_formulas(path, tables)
     if not tables:
         raise BadInputError(
             f"{path}: no worksheet has a header row and data rows.", fix="Check that the data is in the workbook."
@@ -264,35 +265,43 @@ def _bounded_rows(
         yield row
 
 
-def _refuse_formula_only_columns(path: Path, tables: list[RawTable]) -> None:
-    """A column whose every cell is a formula with no saved result would silently read as empty: refuse it.
+def _check_formulas(path: Path, tables: list[RawTable]) -> None:
+    """Formulas with no saved result read as empty cells: refuse a column that is only those, warn about others.
 
     Files written by scripts or some exporters keep formulas but no cached values; Excel or LibreOffice computes
-    and saves them when the file is opened and saved.
+    and saves them when the file is opened and saved. Only the first rows are compared, which is cheap.
     """
-    empty = {(t.sheet, str(c)) for t in tables for c in t.frame.columns if t.frame[c].isna().all()}
-    if not empty:
-        return
     import openpyxl
 
     wb = openpyxl.load_workbook(path, read_only=True, data_only=False)
     try:
         for table in tables:
-            names = [str(c) for c in table.frame.columns]
-            ws = wb[table.sheet] if table.sheet in wb.sheetnames else None
-            if ws is None:
+            if table.sheet not in wb.sheetnames:
                 continue
-            body = list(ws.iter_rows(min_row=table.header_rows + 1, max_row=table.header_rows + 50, values_only=True))
-            for j, name in enumerate(names):
-                if (table.sheet, name) not in empty:
+            ws = wb[table.sheet]
+            first = table.header_rows + 1
+            body = list(ws.iter_rows(min_row=first, max_row=first + _FORMULA_SAMPLE - 1, values_only=True))
+            for j, name in enumerate(str(c) for c in table.frame.columns):
+                values = table.frame.iloc[:_FORMULA_SAMPLE, j].tolist() if j < table.frame.shape[1] else []
+                formulas = [i for i, r in enumerate(body) if j < len(r) and str(r[j]).startswith("=")]
+                unsaved = [i for i in formulas if i < len(values) and pd.isna(values[i])]
+                if not unsaved:
                     continue
-                column = [r[j] for r in body if j < len(r) and r[j] is not None]
-                if column and all(isinstance(v, str) and v.startswith("=") for v in column):
+                if table.frame.iloc[:, j].isna().all() and len(unsaved) == len(formulas):
                     raise BadInputError(
                         f"{path}: sheet {table.sheet!r} column {name!r} holds formulas with no saved values.",
                         fix="open the file in Excel or LibreOffice and save it (that stores the results), "
                         "or export the sheet as CSV.",
                     )
+                logger.warning(
+                    "%s sheet %r column %r: %d of the first %d rows are formulas with no saved value (read as "
+                    "empty); open and save the file in Excel or LibreOffice to store their results",
+                    path.name,
+                    table.sheet,
+                    name,
+                    len(unsaved),
+                    len(body),
+                )
     finally:
         wb.close()
 

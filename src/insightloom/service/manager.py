@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import os
 import re
 import shutil
 import threading
@@ -22,7 +21,7 @@ from typing import IO, Any, Literal
 from ..config import PROVIDERS, Settings, resolve_auto_provider
 from ..errors import BadInputError, InsightloomError, JobConflict, JobNotFound, QueueFull, ServiceBusy
 from ..events import TERMINAL_KINDS
-from ..fileio import write_text_atomic
+from ..fileio import iter_real_files, write_text_atomic
 from ..joblock import LOCK_FILE, JobLocked, lock_alive
 from ..jobs import JobFolder, iter_jobs, read_json
 from ..runtime import JobRuntime
@@ -464,9 +463,5 @@ def _listed(relative: Path) -> bool:
 
 def list_artifacts(root: Path) -> list[str]:
     """The job's real files, as paths relative to its folder (symlinks, to files or folders, are never listed)."""
-    found: list[Path] = []
-    for folder, dirs, names in os.walk(root):  # os.walk does not descend into linked folders
-        base = Path(folder)
-        dirs[:] = [d for d in dirs if not (base / d).is_symlink()]
-        found += [(base / n).relative_to(root) for n in names if (base / n).is_file() and not (base / n).is_symlink()]
+    found = (path.relative_to(root) for path in iter_real_files(root))
     return sorted(p.as_posix() for p in found if _listed(p))

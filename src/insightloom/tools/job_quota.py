@@ -3,22 +3,20 @@ a tool error naming the cap, before it slows every later script (and the service
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
+
+from ..fileio import iter_real_files
 
 
 def job_usage(root: Path, stop_after_files: int) -> tuple[int, int]:
     """(bytes, files) in the job folder, without following links; counting stops once past ``stop_after_files``."""
     size = files = 0
-    for folder, dirs, names in os.walk(root):
-        base = Path(folder)
-        dirs[:] = [d for d in dirs if not (base / d).is_symlink()]
-        for name in names:
-            files += 1
-            try:
-                size += (base / name).lstat().st_size
-            except OSError:
-                continue
+    for path in iter_real_files(root):
+        files += 1
+        try:
+            size += path.lstat().st_size
+        except OSError:
+            continue
         if files > stop_after_files:
             break
     return size, files

@@ -118,3 +118,15 @@ def test_some_formulas_without_saved_values_are_a_warning(tmp_path: Path, caplog
         profile = ingest([path], tmp_path / "job")
     assert profile.tables[0].rows == 10
     assert any("'total'" in r.getMessage() and "no saved value" in r.getMessage() for r in caplog.records)
+
+
+def test_the_size_limit_applies_to_what_a_workbook_expands_to(tmp_path: Path) -> None:
+    path = tmp_path / "compressible.xlsx"
+    wb = openpyxl.Workbook()
+    for row in range(4000):
+        wb.active.append(["same text in every cell"] * 5)  # zips to little, expands to a lot
+    wb.save(path)
+    assert path.stat().st_size < 200_000
+    with pytest.raises(BadInputError) as info:
+        ingest([path], tmp_path / "job", max_file_mb=0.5)
+    assert "expands to" in info.value.message and "max_file_mb" in info.value.message

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import shutil
+import zipfile
 from pathlib import Path
 
 from insightloom.errors import BadInputError
@@ -141,6 +142,24 @@ def check_file(path: Path, max_file_mb: float) -> None:
         )
     if path.suffix.lower() in CSV_SUFFIXES:
         _check_text_bytes(path)
+    elif path.suffix.lower() in XLSX_SUFFIXES:
+        _check_expanded_size(path, limit, max_file_mb)
+
+
+def _check_expanded_size(path: Path, limit: float, max_file_mb: float) -> None:
+    """The size limit applies to what a workbook expands to: a few hundred KB can unzip to gigabytes of cells."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            expanded = sum(info.file_size for info in archive.infolist())
+    except (zipfile.BadZipFile, OSError):
+        return  # not a zip at all: the reader says so with its own message
+    if expanded > limit:
+        raise BadInputError(
+            f"{path}: the workbook expands to {expanded / 1024 / 1024:,.0f} MB, over the max_file_mb limit of "
+            f"{max_file_mb:g} MB.",
+            fix="export the sheet as CSV, or delete unused rows and columns and save again; "
+            f"or raise max_file_mb (env {MAX_FILE_ENV}).",
+        )
 
 
 def _check_text_bytes(path: Path) -> None:

@@ -123,7 +123,7 @@ def test_some_formulas_without_saved_values_are_a_warning(tmp_path: Path, caplog
 def test_the_size_limit_applies_to_what_a_workbook_expands_to(tmp_path: Path) -> None:
     path = tmp_path / "compressible.xlsx"
     wb = openpyxl.Workbook()
-    for row in range(4000):
+    for _ in range(4000):
         wb.active.append(["same text in every cell"] * 5)  # zips to little, expands to a lot
     wb.save(path)
     assert path.stat().st_size < 200_000

@@ -210,3 +210,33 @@ def test_the_sandbox_runs_the_real_interpreter_read_only(runner: WarmRunner | Co
     assert "readonly" in out and "WROTE" not in out
     assert not Path(sys.prefix, "sitecustomize.py").exists()
     assert default_isolation()["filesystem"]
+
+
+@pytest.mark.parametrize("kind", ["warm", "cold"])
+def test_without_bubblewrap_landlock_read_rules_still_hide_the_host(kind: str, job: Path, tmp_path: Path) -> None:
+    """The fallback level (namespaces + Landlock) also confines reads: the runtime works, the host stays hidden."""
+    from insightloom.execution._kernel import landlock_abi
+
+    if landlock_abi() < 1:
+        pytest.skip("Landlock is not available in this kernel")
+    other = tmp_path / "other-job" / "data"
+    other.mkdir(parents=True)
+    (other / "customers.csv").write_text("name,card\nana,4111\n", encoding="utf-8")
+    runner = WarmRunner(sandbox=False) if kind == "warm" else ColdRunner(sandbox=False)
+    body = (
+        "import duckdb, matplotlib.pyplot as plt, pandas as pd\n"
+        f"for path in ('/etc/shadow', '/etc/hostname', {str(other / 'customers.csv')!r}):\n"
+        "    try:\n"
+        "        open(path, 'rb').read(10)\n"
+        "        print('READ', path)\n"
+        "    except OSError:\n"
+        "        print('blocked', path)\n"
+        "print(duckdb.connect().execute('SELECT 42').fetchone()[0], pd.DataFrame({'a': [1, 2]}).a.sum())\n"
+    )
+    try:
+        out, result = _run(runner, job, body)
+    finally:
+        if isinstance(runner, WarmRunner):
+            runner.shutdown()
+    assert result.exit_code == 0, result.stderr  # type: ignore[attr-defined]
+    assert "READ" not in out and out.count("blocked") == 3 and "42 3" in out

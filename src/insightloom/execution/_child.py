@@ -175,7 +175,10 @@ def _confine(spec: dict) -> list[str]:
     if not (isolate.get("filesystem", True) or isolate.get("network", True)):
         return []
     writable = [spec["job_dir"], spec["run_dir"]] if isolate.get("filesystem", True) else ["/"]
-    _features, error = kernel.landlock_confine(writable, deny_tcp=isolate.get("network", True), scope=True)
+    readable = spec.get("readable") if isolate.get("filesystem", True) and not isolate.get("in_sandbox") else None
+    _features, error = kernel.landlock_confine(
+        writable, deny_tcp=isolate.get("network", True), scope=True, readable=readable
+    )
     return [f"landlock: {error}"] if error else []
 
 

@@ -32,6 +32,7 @@ _FS_WRITE_FILE = 1 << 1
 _FS_WRITE_V1 = sum(1 << bit for bit in (1, 4, 5, 6, 7, 8, 9, 10, 11, 12))  # write, remove, make-*
 _FS_REFER = 1 << 13  # ABI 2: rename/link across directories
 _FS_TRUNCATE = 1 << 14  # ABI 3
+_FS_READ = (1 << 2) | (1 << 3)  # read files, read directories
 _NET_BIND_TCP = 1 << 0  # ABI 4
 _NET_CONNECT_TCP = 1 << 1
 _SCOPE_ABSTRACT_UNIX = 1 << 0  # ABI 6
@@ -159,13 +160,16 @@ def _fs_write_rights(abi: int) -> int:
     return rights
 
 
-def landlock_confine(writable_dirs: list[str], *, deny_tcp: bool, scope: bool) -> tuple[list[str], str | None]:
+def landlock_confine(
+    writable_dirs: list[str], *, deny_tcp: bool, scope: bool, readable: list[str] | None = None
+) -> tuple[list[str], str | None]:
     """Restrict this process and its future children with Landlock.
 
-    Writes are allowed only beneath ``writable_dirs`` (plus writing to a few device files). Reads stay allowed
-    everywhere so pandas, fonts and site-packages keep working. Optionally all TCP bind/connect is denied (the
-    network fallback when no network namespace is possible) and signals/abstract sockets are scoped to the domain
-    so a script cannot signal its supervisor or another job's processes.
+    Writes are allowed only beneath ``writable_dirs`` (plus writing to a few device files). With ``readable``
+    (the no-sandbox fallback), reads are allowed only there and in ``writable_dirs``: the runtime, never
+    ``/etc/shadow`` or another job. Optionally all TCP bind/connect is denied (the network fallback when no network
+    namespace is possible) and signals/abstract sockets are scoped to the domain so a script cannot signal its
+    supervisor or another job's processes.
 
     Returns:
         (features enabled, error or None). Nothing is restricted when an error is returned.
@@ -174,8 +178,9 @@ def landlock_confine(writable_dirs: list[str], *, deny_tcp: bool, scope: bool) -
     if abi < 1:
         return [], "Landlock is not available in this kernel"
     fs_rights = _fs_write_rights(abi)
-    attr = _RulesetAttr(handled_access_fs=fs_rights)
-    features = ["fs-writes"]
+    read_rights = _FS_READ if readable is not None else 0
+    attr = _RulesetAttr(handled_access_fs=fs_rights | read_rights)
+    features = ["fs-writes"] + (["fs-reads"] if readable is not None else [])
     if deny_tcp and abi >= 4:
         attr.handled_access_net = _NET_BIND_TCP | _NET_CONNECT_TCP
         features.append("tcp-deny")
@@ -188,7 +193,9 @@ def landlock_confine(writable_dirs: list[str], *, deny_tcp: bool, scope: bool) -
         return [], f"landlock_create_ruleset failed: {_errno_text()}"
     try:
         file_rights = _FS_WRITE_FILE | (_FS_TRUNCATE if abi >= 3 else 0)
-        rules = [(path, fs_rights) for path in writable_dirs] + [(dev, file_rights) for dev in _WRITABLE_DEVICES]
+        rules = [(path, fs_rights | read_rights) for path in writable_dirs]
+        rules += [(dev, file_rights | (read_rights & (1 << 2))) for dev in _WRITABLE_DEVICES]
+        rules += [(path, read_rights) for path in readable or [] if os.path.exists(path)]
         for path, rights in rules:
             error = _add_path_rule(int(ruleset_fd), path, rights)
             if error and path in writable_dirs:

@@ -146,9 +146,25 @@ def snapshot(job_dir: Path) -> set[str]:
     return found
 
 
+#: What a script may read besides its job and run folders when there is no sandbox (Landlock read rules).
+SYSTEM_READABLE = (
+    "/usr", "/lib", "/lib64", "/bin", "/sbin", "/etc/localtime", "/etc/timezone", "/etc/ld.so.cache",
+    "/etc/ssl/certs", "/etc/mime.types", "/proc/self", "/proc/cpuinfo", "/proc/meminfo", "/proc/stat",
+    "/sys/devices/system/cpu", "/sys/fs/cgroup",
+)  # fmt: skip
+
+
+def readable_paths() -> list[str]:
+    """The runtime (interpreter prefixes, site-packages, the package) and the system files Python needs."""
+    from insightloom.execution.bwrap import runtime_paths
+
+    return [*SYSTEM_READABLE, *(str(p) for p in runtime_paths())]
+
+
 def build_spec(script: Path, job_dir: Path, limits: Limits, run_dir: str, isolate: dict, **extra: object) -> dict:
     job = Path(job_dir).resolve()
     return {
+        "readable": readable_paths(),
         "script": str(script),
         "job_dir": str(job),
         "code_dir": str(job / "code"),

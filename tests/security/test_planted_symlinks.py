@@ -138,3 +138,23 @@ def test_a_script_over_the_file_quota_gets_a_tool_error_naming_the_cap(rt: JobRu
     rt.settings.max_job_files, rt.settings.max_job_mb = 10_000, 0.0001
     again = _call(tool, file_path="02_small.py", content="print('hi')\n")
     assert isinstance(again, dict) and "max_job_mb" in _text(again)
+
+
+def test_checks_never_read_a_cached_table_a_script_replaced_with_a_link(tmp_path: Path) -> None:
+    import pandas as pd
+
+    from insightloom.errors import ValidationError
+    from insightloom.intake import ingest
+    from insightloom.validation.jobfiles import load_views
+
+    (tmp_path / "in").mkdir()
+    pd.DataFrame({"region": ["a", "b"], "amount": [1, 2]}).to_csv(tmp_path / "in" / "sales.csv", index=False)
+    job = tmp_path / "job"
+    ingest([tmp_path / "in" / "sales.csv"], job)
+    assert load_views(job)["sales"].is_file()
+    other = tmp_path / "other-job.parquet"
+    pd.DataFrame({"secret": [42]}).to_parquet(other)
+    (job / "cache" / "sales.parquet").unlink()
+    os.symlink(other, job / "cache" / "sales.parquet")
+    with pytest.raises(ValidationError, match="symbolic link"):
+        load_views(job)

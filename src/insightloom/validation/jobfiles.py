@@ -102,7 +102,13 @@ def load_views(job_dir: Path) -> dict[str, Path]:
                 f"{profile_path}: a table lacks 'view' or 'parquet'", "Re-run intake to rewrite the profile."
             )
         path = Path(parquet)
-        views[str(view)] = path if path.is_absolute() else job_dir / path
+        path = path if path.is_absolute() else job_dir / path
+        if path.is_symlink() or not path.resolve().is_relative_to(job_dir.resolve()):
+            raise ValidationError(
+                f"{path}: the cached table is a symbolic link or outside the job folder, so checks will not read it.",
+                "re-run intake (insightloom resume) so the job's own cache/ is rewritten.",
+            )
+        views[str(view)] = path
     for alias, target in (profile.get("aliases") or {}).items():
         if target in views:
             views[str(alias)] = views[target]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -44,6 +45,10 @@ def check_job(job_dir: Path, *, min_charts: int, min_markers: int) -> dict:
     assert [e["id"] for e in events] == sorted(e["id"] for e in events)
     job = json.loads((job_dir / "job.json").read_text(encoding="utf-8"))
     assert job["status"] == "completed" and job["stage"] == "done", job
+    run_info = json.loads((job_dir / "run_info.json").read_text(encoding="utf-8"))
+    assert run_info["isolation_level"] in ("bwrap+cgroup", "bwrap", "landlock+ns", "landlock", "none")
+    expected = os.environ.get("INSIGHTLOOM_EXPECT_ISOLATION")
+    assert not expected or run_info["isolation_level"] == expected
     audit = json.loads((job_dir / "audit_findings.json").read_text(encoding="utf-8"))
     assert audit["verdict"] == "pass", audit["findings"][:5]
     assert audit["stats"]["type_b"] == 0 and audit["stats"]["type_c"] == 0

@@ -142,3 +142,22 @@ def test_scripts_die_with_a_killed_server(make_job, write_script) -> None:
         os.close(pidfd)
     finally:
         runner.shutdown()
+
+
+def test_a_server_started_from_a_short_lived_thread_outlives_it(make_job, write_script) -> None:
+    """Tool calls run in worker threads that end; a sandbox tied to its starting thread would die with it."""
+    job = make_job()
+    script = write_script(job, "hi.py", "print('hi')\n")
+    runner = WarmRunner()
+    try:
+        starter = threading.Thread(target=runner.start, args=(job,))
+        starter.start()
+        starter.join(60)
+        first = runner.server_pid
+        assert first is not None and not starter.is_alive()
+        for _ in range(3):
+            result = runner.run(script, job, FAST)
+            assert (result.status, result.runner) == ("ok", "warm")
+        assert runner.server_pid == first  # the same server: it was never killed and restarted
+    finally:
+        runner.shutdown()

@@ -82,6 +82,9 @@ class SandboxSpec:
         cwd: Where the command starts.
         env: The command's whole environment.
         switch_user: Run as ``SANDBOX_UID`` (only possible, and only done, when the host is root).
+        die_with_parent: End the sandbox when the *thread* that started it ends (``--die-with-parent`` is a
+            per-thread parent-death signal): right for a command the caller waits for, wrong for a long-lived
+            server started from a short-lived thread, which watches its stdin instead.
     """
 
     writable: tuple[Path, ...]
@@ -89,6 +92,7 @@ class SandboxSpec:
     readonly: tuple[Path, ...] = ()
     env: Mapping[str, str] = field(default_factory=dict)
     switch_user: bool = True
+    die_with_parent: bool = True
 
 
 def _parents(paths: Iterable[Path]) -> list[Path]:
@@ -105,7 +109,8 @@ def sandbox_argv(spec: SandboxSpec, command: Sequence[str]) -> list[str]:
     """The bwrap command line that runs ``command`` inside ``spec``'s sandbox."""
     exe = bwrap_path() or "bwrap"
     argv = [exe, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
-    argv += ["--die-with-parent", "--new-session", "--clearenv", "--ro-bind", "/usr", "/usr"]
+    argv += ["--die-with-parent"] if spec.die_with_parent else []
+    argv += ["--new-session", "--clearenv", "--ro-bind", "/usr", "/usr"]
     for target, link in _USR_LINKS:
         if Path(link).is_symlink() or not Path(link).exists():
             argv += ["--symlink", target, link]

@@ -13,6 +13,7 @@ import atexit
 import json
 import logging
 import os
+import queue
 import selectors
 import shutil
 import socket
@@ -21,8 +22,10 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from insightloom.errors import ServerUnavailable
 from insightloom.execution.bwrap import (
@@ -120,6 +123,7 @@ class WarmRunner:
         self._servers: dict[str, _Server] = {}
         self._last: _Server | None = None
         self._given_up: str | None = None
+        self._launcher = _Launcher()
         atexit.register(self.shutdown)
 
     # ------------------------------------------------------------------------------------------ public API
@@ -230,6 +234,9 @@ class WarmRunner:
                 if not any(Path(run_dir, name).exists() for name in ("supervisor.pid", "child.pid")):
                     self._note_dead(server, f"server dropped the request ({error})")
                     continue  # the script never started: safe to retry on a fresh server
+                log = _log_tail(server)
+                if log:
+                    logger.warning("warm server of %s lost a run (%s); its log ends: %s", job_dir, error, log)
                 if server.runs_root is None:
                     kill_leftovers(run_dir)  # host pids: the shared server's scripts are visible from here
                 else:
@@ -279,7 +286,10 @@ class WarmRunner:
         mpl = seed_mpl_cache(Path(server.runs_root) / "mpl-server")
         env = sandbox_env({"HOME": server.runs_root, "TMPDIR": server.runs_root, "MPLCONFIGDIR": str(mpl)})
         spec = SandboxSpec(
-            writable=(server.job_dir, Path(server.runs_root)), cwd=Path(server.runs_root), env=env, switch_user=False
+            writable=(server.job_dir, Path(server.runs_root)),
+            cwd=Path(server.runs_root),
+            env=env,
+            switch_user=False,
         )
         return sandbox_argv(spec, argv), dict(BWRAP_ENV), server.dir
 
@@ -302,15 +312,19 @@ class WarmRunner:
             give_to_sandbox(Path(server.runs_root))  # the font list just copied in
         try:
             with open(log_path, "wb") as log:
-                server.proc = start_sandboxed(
-                    argv,
-                    server.cgroup,
-                    stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE,
-                    stderr=log,
-                    pass_fds=(listener.fileno(),),
-                    env=env,
-                    cwd=cwd,
+                # bwrap's --die-with-parent follows the *thread* that starts it: start every server from the
+                # runner's one long-lived launcher thread, never from a tool call's short-lived worker thread.
+                server.proc = self._launcher.call(
+                    lambda: start_sandboxed(
+                        argv,
+                        server.cgroup,
+                        stdin=subprocess.PIPE,
+                        stdout=subprocess.PIPE,
+                        stderr=log,
+                        pass_fds=(listener.fileno(),),
+                        env=env,
+                        cwd=cwd,
+                    )
                 )
         except OSError as exc:
             self._stop_locked(server)
@@ -363,6 +377,43 @@ def _job_cgroup(job_dir: Path) -> SandboxCgroup | None:
     except OSError as exc:
         warn_once(f"no cgroup for the script sandbox: {exc}")
         return None
+
+
+class _Launcher:
+    """One long-lived thread that starts every server process, so a parent-death signal tied to the starting
+    thread (bwrap's ``--die-with-parent``) fires only when the runner's process ends."""
+
+    def __init__(self) -> None:
+        self._jobs: queue.Queue[tuple[Callable[[], Any], queue.Queue[tuple[bool, Any]]]] = queue.Queue()
+        self._thread = threading.Thread(target=self._loop, name="insightloom-warm-launcher", daemon=True)
+        self._thread.start()
+
+    def _loop(self) -> None:
+        while True:
+            fn, reply = self._jobs.get()
+            try:
+                reply.put((True, fn()))
+            except BaseException as exc:  # handed back to the caller, raised there
+                reply.put((False, exc))
+
+    def call(self, fn: Callable[[], Any]) -> Any:
+        """Run ``fn`` on the launcher thread and return its result (or raise its exception) here."""
+        reply: queue.Queue[tuple[bool, Any]] = queue.Queue(maxsize=1)
+        self._jobs.put((fn, reply))
+        ok, value = reply.get()
+        if not ok:
+            raise value
+        return value
+
+
+def _log_tail(server: _Server, size: int = 1500) -> str:
+    """The end of the server's own log (its stderr), for a lost run's warning."""
+    if not server.dir:
+        return ""
+    try:
+        return Path(server.dir, "server.log").read_text(errors="replace")[-size:].strip()
+    except OSError:
+        return ""
 
 
 def _read_ready(proc: subprocess.Popen, timeout_s: float) -> dict | None:

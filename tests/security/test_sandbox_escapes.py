@@ -157,7 +157,7 @@ def _needs_cgroups() -> None:
 
 def test_forked_children_over_the_memory_cap_together_are_killed(runner: WarmRunner | ColdRunner, job: Path) -> None:
     _needs_cgroups()
-    hog = "import time; x = b'x' * (450 * 1024 * 1024); print('held', flush=True); time.sleep(4)"
+    hog = "import time; x = b'x' * (450 * 1024 * 1024); print('held', flush=True); time.sleep(2)"
     body = (
         "import subprocess, sys\n"
         f"children = [subprocess.Popen([sys.executable, '-c', {hog!r}]) for _ in range(4)]\n"

@@ -25,6 +25,8 @@ logger = logging.getLogger(__name__)
 ROOT = Path("/sys/fs/cgroup")
 PARENT = "insightloom"
 CONTROLLERS = ("memory", "pids")
+#: Empty groups older than this were left by a process that died without closing them (kill -9, os._exit).
+STALE_AFTER_S = 600.0
 
 
 @dataclass(frozen=True)
@@ -96,6 +98,7 @@ class SandboxCgroup:
         if support.version is None:
             raise OSError(support.detail)
         self.version = support.version
+        _sweep_stale_once()
         memory = str(int(memory_mb * 1024 * 1024))
         if self.version == 2:
             root = _v2_root()
@@ -185,3 +188,33 @@ def _children(pid: int) -> list[int]:
             with open(f"/proc/{pid}/task/{task}/children") as handle:
                 found += [int(x) for x in handle.read().split()]
     return found
+
+
+_swept = False
+
+
+def _sweep_stale_once() -> None:
+    global _swept
+    if not _swept:
+        _swept = True
+        sweep_stale()
+
+
+def sweep_stale(older_than: float = STALE_AFTER_S, match: str = "") -> None:
+    """Remove empty groups that dead processes left behind (an in-use group refuses ``rmdir``, so it stays).
+
+    Args:
+        older_than: Only groups whose folder is older than this many seconds.
+        match: Only groups whose name starts with this.
+    """
+    now = time.time()
+    parents = [ROOT / c / PARENT for c in CONTROLLERS]
+    v2 = _v2_root()
+    if v2 is not None:
+        parents.append(v2 / PARENT)
+    for parent in parents:
+        with contextlib.suppress(OSError):
+            for group in parent.iterdir():
+                with contextlib.suppress(OSError):
+                    if group.is_dir() and group.name.startswith(match) and now - group.stat().st_mtime > older_than:
+                        group.rmdir()

@@ -43,3 +43,24 @@ def test_empty_groups_left_by_dead_processes_are_swept(support: cgroups.CgroupSu
         busy.close()  # kills the sleeper too
         sleeper.wait(10)
         left.close()
+
+
+def test_scratch_folders_left_by_dead_processes_are_swept(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+    import tempfile
+    import time
+
+    from insightloom.execution import runner_base
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(runner_base, "_scratch_base", lambda: str(tmp_path))
+    old = tmp_path / "insightloom-job-runs-dead"
+    new = tmp_path / "insightloom-job-runs-alive"
+    other = tmp_path / "someone-elses"
+    for folder in (old, new, other):
+        folder.mkdir()
+    long_ago = time.time() - runner_base.STALE_SCRATCH_S - 60
+    os.utime(old, (long_ago, long_ago))
+    os.utime(other, (long_ago, long_ago))
+    assert runner_base.sweep_stale_scratch() == 1
+    assert not old.exists() and new.exists() and other.exists()

@@ -108,8 +108,37 @@ def make_run_dir(root: str | None = None) -> str:
     return path
 
 
+#: Scratch folders older than this belong to processes that died without removing them (no job runs this long).
+STALE_SCRATCH_S = 12 * 3600
+_SCRATCH_PREFIXES = ("insightloom-job-runs-", "insightloom-run-", "insightloom-warm-")
+_scratch_swept = False
+
+
+def sweep_stale_scratch(now: float | None = None) -> int:
+    """Remove the runner's scratch folders (tmpfs and /tmp) that dead processes left behind; return how many."""
+    import shutil
+    import time
+
+    clock = now if now is not None else time.time()
+    removed = 0
+    for base in {_scratch_base() or tempfile.gettempdir(), tempfile.gettempdir()}:
+        with contextlib.suppress(OSError):
+            for entry in os.scandir(base):
+                if not entry.name.startswith(_SCRATCH_PREFIXES) or not entry.is_dir(follow_symlinks=False):
+                    continue
+                with contextlib.suppress(OSError):
+                    if clock - entry.stat(follow_symlinks=False).st_mtime > STALE_SCRATCH_S:
+                        shutil.rmtree(entry.path, ignore_errors=True)
+                        removed += 1
+    return removed
+
+
 def make_runs_root() -> str:
     """The folder a job's sandbox keeps its run folders in (bound read-write into the sandbox)."""
+    global _scratch_swept
+    if not _scratch_swept:
+        _scratch_swept = True
+        sweep_stale_scratch()
     return tempfile.mkdtemp(prefix="insightloom-job-runs-", dir=_scratch_base())
 
 

@@ -158,3 +158,16 @@ def test_checks_never_read_a_cached_table_a_script_replaced_with_a_link(tmp_path
     os.symlink(other, job / "cache" / "sales.parquet")
     with pytest.raises(ValidationError, match="symbolic link"):
         load_views(job)
+
+
+def test_validation_never_reads_job_files_through_a_planted_link(tmp_path: Path) -> None:
+    from insightloom.errors import ValidationError
+    from insightloom.validation.jobfiles import load_calculations
+
+    job = tmp_path / "job"
+    job.mkdir()
+    other = tmp_path / "other-job-calculation_metadata.json"
+    other.write_text('{"generated_at": "x", "calculations": []}', encoding="utf-8")
+    os.symlink(other, job / "calculation_metadata.json")
+    with pytest.raises(ValidationError, match="symbolic link"):
+        load_calculations(job)

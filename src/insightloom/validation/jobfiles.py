@@ -12,7 +12,8 @@ import logging
 from pathlib import Path
 from typing import Any, Literal, overload
 
-from insightloom.errors import ValidationError
+from insightloom.errors import UnsafePathError, ValidationError
+from insightloom.fileio import read_text
 
 logger = logging.getLogger(__name__)
 
@@ -24,11 +25,14 @@ _REQUIRED = ("id", "value", "description", "formula", "source_file", "source_col
 
 
 def read_json(path: Path, what: str, fix: str) -> Any:
-    """Parse a JSON file, raising ValidationError naming the file when it is missing or malformed."""
+    """Parse a job's JSON file, raising ValidationError naming the file when it is missing, malformed, or a link
+    a script planted (it is opened without following links, so another job's file can never be read through it)."""
     if not path.is_file():
         raise ValidationError(f"{what} not found: {path}", fix)
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(read_text(path, beneath=path.parent))
+    except UnsafePathError as exc:
+        raise ValidationError(exc.message, exc.fix) from exc
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ValidationError(f"{what} is not valid JSON ({path}): {exc}", fix) from exc
 

@@ -41,7 +41,7 @@ _READ_CHUNK = 65536
 DRAIN_LIMIT_S = 2.0
 
 
-class _Capture:
+class OutputCapture:
     """Keep the first and last ``cap/2`` bytes of a stream and count the rest, in bounded memory."""
 
     def __init__(self, cap: int) -> None:
@@ -170,7 +170,7 @@ class Run:
         self.pid = child.pid
         self.out_r, self.err_r, self.status_r = child.out_r, child.err_r, child.status_r
         cap = limits["max_output_bytes"]
-        self.captures = {self.out_r: _Capture(cap), self.err_r: _Capture(cap)}
+        self.captures = {self.out_r: OutputCapture(cap), self.err_r: OutputCapture(cap)}
         self.status = b""
         self.timed_out = False
         self.wait_status: int | None = None

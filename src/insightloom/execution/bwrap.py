@@ -59,8 +59,10 @@ def bwrap_works() -> tuple[bool, str]:
     return True, f"bubblewrap at {exe}"
 
 
-def runtime_paths() -> list[Path]:
-    """Folders the sandbox needs read-only besides ``/usr``: the interpreter's prefixes and the package's source."""
+@cache
+def runtime_paths() -> tuple[Path, ...]:
+    """Folders the sandbox needs read-only besides ``/usr``: the interpreter's prefixes and the package's source
+    (fixed for the life of the process, so computed once)."""
     wanted = [Path(sys.base_prefix), Path(sys.prefix), Path(src_dir())]
     wanted += [Path(p) for p in sys.path if p and Path(p).is_dir() and "site-packages" in p]
     real = sorted({p.resolve() for p in wanted} | set(wanted), key=lambda p: len(p.parts))
@@ -69,7 +71,7 @@ def runtime_paths() -> list[Path]:
         if path.is_relative_to("/usr") or any(path.is_relative_to(k) for k in kept) or not path.is_dir():
             continue
         kept.append(path)
-    return kept
+    return tuple(kept)
 
 
 @dataclass(frozen=True)

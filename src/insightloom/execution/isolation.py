@@ -5,6 +5,7 @@ Each feature is tried in a throwaway process (the same code path the runner uses
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import resource
@@ -110,6 +111,7 @@ def isolation_report() -> list[tuple[str, bool, str]]:
     return rows
 
 
+@functools.cache
 def isolation_level() -> str:
     """The strongest isolation scripts get here, by name: ``bwrap+cgroup``, ``bwrap``, ``landlock+ns``,
     ``landlock`` or ``none`` (what ``doctor`` prints and ``run_info.json`` records)."""

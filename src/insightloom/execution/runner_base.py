@@ -8,6 +8,7 @@ happens in child processes (see ``_sandbox``).
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
 import signal
@@ -183,17 +184,18 @@ SYSTEM_READABLE = (
 )  # fmt: skip
 
 
-def readable_paths() -> list[str]:
+@functools.cache
+def readable_paths() -> tuple[str, ...]:
     """The runtime (interpreter prefixes, site-packages, the package) and the system files Python needs."""
     from insightloom.execution.bwrap import runtime_paths
 
-    return [*SYSTEM_READABLE, *(str(p) for p in runtime_paths())]
+    return (*SYSTEM_READABLE, *(str(p) for p in runtime_paths()))
 
 
 def build_spec(script: Path, job_dir: Path, limits: Limits, run_dir: str, isolate: dict, **extra: object) -> dict:
     job = Path(job_dir).resolve()
     return {
-        "readable": readable_paths(),
+        "readable": list(readable_paths()),
         "script": str(script),
         "job_dir": str(job),
         "code_dir": str(job / "code"),

@@ -214,8 +214,10 @@ class WarmRunner:
             sock_path = self._ensure_started(server)
             run_dir = make_run_dir(server.runs_root)
             try:
+                oom_before = 0
                 if server.cgroup is not None:
                     server.cgroup.set_memory(limits.memory_mb + SERVER_RESERVE_MB)
+                    oom_before = server.cgroup.oom_kills()
                 spec = build_spec(script, job_dir, limits, run_dir, self._isolate(server), server_cwd=server.dir)
                 try:
                     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -227,8 +229,7 @@ class WarmRunner:
                 with conn:
                     reply, error = _exchange(conn, spec, limits)
                 if reply is not None:
-                    if server.cgroup is not None and server.cgroup.oom_kills() and reply.get("exit_code") == -9:
-                        reply.setdefault("notes", [])
+                    if server.cgroup is not None and server.cgroup.oom_kills() > oom_before and "stderr" in reply:
                         reply["stderr"]["tail"] += "\n[runner] killed: the job's processes together hit the memory cap"
                     return reply
                 if not any(Path(run_dir, name).exists() for name in ("supervisor.pid", "child.pid")):

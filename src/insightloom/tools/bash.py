@@ -21,6 +21,7 @@ from strands import tool
 from strands.types.tools import AgentTool
 
 from ..errors import BadInputError
+from ..execution._sandbox import OutputCapture
 from ..execution.bwrap import SandboxSpec, bwrap_works, sandbox_argv
 from ..runtime import JobRuntime
 from .job_paths import inside_job
@@ -53,28 +54,11 @@ def _refused_option(program: str, args: list[str]) -> str | None:
     return None
 
 
-class _Capped:
-    """Keeps the head and the tail of a stream within ``limit`` characters, counting what it drops."""
-
-    def __init__(self, limit: int) -> None:
-        self.half = limit // 2
-        self.head = bytearray()
-        self.tail = bytearray()
-        self.total = 0
-
-    def feed(self, chunk: bytes) -> None:
-        self.total += len(chunk)
-        room = self.half - len(self.head)
-        if room > 0:
-            self.head += chunk[:room]
-            chunk = chunk[room:]
-        self.tail = (self.tail + chunk)[-self.half :]
-
-    def text(self) -> str:
-        cut = self.total - len(self.head) - len(self.tail)
-        head = self.head.decode("utf-8", "replace")
-        tail = self.tail.decode("utf-8", "replace")
-        return f"{head}\n[... {cut:,} bytes cut ...]\n{tail}" if cut > 0 else head + tail
+def _capped_text(capture: OutputCapture) -> str:
+    part = capture.as_dict()
+    if part["cut_bytes"]:
+        return f"{part['head']}\n[... {part['cut_bytes']:,} bytes cut ...]\n{part['tail']}"
+    return part["head"] + part["tail"]
 
 
 def _sandboxed(args: list[str], job_root: str) -> list[str]:
@@ -97,7 +81,7 @@ def _run_streamed(args: list[str], cwd: str, timeout: float) -> tuple[int | None
         start_new_session=True,
     )
     assert proc.stdout is not None
-    output = _Capped(MAX_OUTPUT)
+    output = OutputCapture(MAX_OUTPUT)
     deadline = time.monotonic() + timeout
     with selectors.DefaultSelector() as sel:
         sel.register(proc.stdout, selectors.EVENT_READ)
@@ -107,7 +91,7 @@ def _run_streamed(args: list[str], cwd: str, timeout: float) -> tuple[int | None
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
                 proc.stdout.close()
-                return None, output.text()
+                return None, _capped_text(output)
             if not sel.select(min(remaining, 1.0)):
                 continue
             chunk = os.read(proc.stdout.fileno(), _READ_CHUNK)
@@ -115,7 +99,7 @@ def _run_streamed(args: list[str], cwd: str, timeout: float) -> tuple[int | None
                 break
             output.feed(chunk)
     proc.stdout.close()
-    return proc.wait(), output.text()
+    return proc.wait(), _capped_text(output)
 
 
 def _paths_in(arg: str) -> list[str]:

@@ -35,16 +35,21 @@ PROVIDERS: tuple[str, ...] = ("auto", "bedrock", "openai", "ollama", "anthropic"
 
 _STRONG = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
 _CHEAP = "us.anthropic.claude-haiku-4-5-20251001-v1:0"
+#: Output room per role. A real model's report, scripts and verification scripts are long (Korean counts heavily in
+#: Claude's tokenizer), and hitting the limit mid-answer only repeats the same failure on retry. Cost follows the
+#: tokens actually produced, not this ceiling.
 _DEFAULT_MAX_TOKENS = {
     "coordinator": 1024,
-    "planner": 4096,
+    "planner": 8000,
     "supervisor": 2048,
-    "coder": 8192,
-    "validator": 2048,
-    "reporter": 8192,
+    "coder": 32000,
+    "validator": 16000,
+    "reporter": 32000,
     "tracker": 1024,
     "auditor": 1024,
 }
+#: Roles that must copy formats exactly: temperature 0 where the model family accepts it.
+_DETERMINISTIC_ROLES = {"planner", "tracker", "auditor"}
 _CHEAP_ROLES = {"coordinator", "tracker"}
 
 #: Price keys, in USD per million tokens.
@@ -56,13 +61,15 @@ _HAIKU_PRICE = {"input": 1.0, "output": 5.0, "cache_read": 0.10, "cache_write": 
 def default_pricing() -> dict[str, dict[str, float]]:
     """Bedrock on-demand list prices per model id (``fnmatch`` patterns allowed), USD per 1M tokens.
 
-    ``offline-*`` is priced like Claude Sonnet 4.5, so an offline run's cost is a dry-run estimate of a hosted one.
+    ``offline-<role>`` is priced like the role's default hosted model (Haiku 4.5 for the Coordinator and Tracker,
+    Sonnet 4.5 for the rest), so an offline run's cost is a dry-run estimate of a hosted one.
     """
     return {
         _STRONG: dict(_SONNET_PRICE),
         _CHEAP: dict(_HAIKU_PRICE),
         "*anthropic.claude-sonnet-4-5*": dict(_SONNET_PRICE),
         "*anthropic.claude-haiku-4-5*": dict(_HAIKU_PRICE),
+        **{f"offline-{role}": dict(_HAIKU_PRICE) for role in sorted(_CHEAP_ROLES)},
         "offline-*": dict(_SONNET_PRICE),
     }
 
@@ -76,8 +83,10 @@ class AgentModelSpec:
         model_id: The provider's model id; the offline provider ignores it.
         max_tokens: The agent's output budget, also stated in its prompt.
         cache: Whether prompt caching is requested for this agent.
-        params: Extra inference parameters sent as they are (only what the model accepts, e.g. temperature).
+        params: Extra inference parameters sent as they are (only what the model accepts).
         base_url: Endpoint for OpenAI-compatible servers, Ollama or LiteLLM proxies.
+        temperature: Sampling temperature, sent only where the model family accepts it (``models.params``);
+            None leaves the provider's default.
     """
 
     provider: str = "auto"
@@ -86,6 +95,7 @@ class AgentModelSpec:
     cache: bool = True
     params: dict[str, Any] = field(default_factory=dict)
     base_url: str | None = None
+    temperature: float | None = None
 
 
 @dataclass
@@ -103,6 +113,8 @@ class Settings:
         prompts_dir: Folder whose ``<role>.md`` files override the built-in prompts.
         skills_dirs: Extra skill folders, scanned after the built-in ones and ``./skills``.
         max_reporter_retries: Reporter reruns after an Auditor ``retry``.
+        max_supervisor_rounds: Times the Supervisor is called in all while plan items stay open and each round made
+            progress (a tick, a new calculation or a render).
         model_timeout_s: Read timeout on every hosted model call.
         model_max_attempts: Bounded model retries.
         max_model_calls: Per-job ceiling on model calls, all agents together.
@@ -128,6 +140,7 @@ class Settings:
     prompts_dir: Path | None = None
     skills_dirs: list[Path] = field(default_factory=list)
     max_reporter_retries: int = 2
+    max_supervisor_rounds: int = 4
     model_timeout_s: float = 300.0
     model_max_attempts: int = 3
     max_model_calls: int = 500
@@ -149,6 +162,7 @@ class Settings:
                 self.agents[role] = AgentModelSpec(
                     model_id=_CHEAP if role in _CHEAP_ROLES else _STRONG,
                     max_tokens=_DEFAULT_MAX_TOKENS[role],
+                    temperature=0.0 if role in _DETERMINISTIC_ROLES else None,
                 )
 
     def spec(self, role: str) -> AgentModelSpec:
@@ -159,9 +173,18 @@ class Settings:
         return spec
 
     def with_provider(self, provider: str) -> Settings:
-        """A copy where every agent uses ``provider``; per-agent model ids stay."""
+        """A copy where every agent uses ``provider``, each model id mapped to that provider's name for it.
+
+        Raises:
+            ConfigError: The provider has no name for an agent's model id (a Bedrock id on an OpenAI endpoint).
+        """
+        from .models.model_ids import model_id_for
+
         _check_provider(provider, "--provider")
-        agents = {role: dataclasses.replace(spec, provider=provider) for role, spec in self.agents.items()}
+        agents = {
+            role: dataclasses.replace(spec, provider=provider, model_id=model_id_for(provider, spec.model_id, role))
+            for role, spec in self.agents.items()
+        }
         return dataclasses.replace(self, provider=provider, agents=agents)
 
     @classmethod
@@ -202,10 +225,17 @@ def _agent_spec(role: str, raw: Any, source: str) -> AgentModelSpec:
     _check_provider(spec.provider, f"agents.{role}.provider of {source}")
     if not isinstance(spec.max_tokens, int) or spec.max_tokens <= 0:
         raise ConfigError(f"agents.{role}.max_tokens in {source} must be a positive integer.", "e.g. max_tokens: 4096")
+    temperature = spec.temperature
+    if temperature is not None and (isinstance(temperature, bool) or not isinstance(temperature, int | float)):
+        raise ConfigError(
+            f"agents.{role}.temperature in {source} must be a number or null.",
+            "e.g. temperature: 0, or null for the model's default",
+        )
     return spec
 
 
 _POSITIVE_LIMITS = (
+    "max_supervisor_rounds",
     "max_model_calls",
     "max_total_tokens",
     "max_cost_usd",

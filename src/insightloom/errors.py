@@ -114,6 +114,14 @@ class BudgetExceeded(InsightloomError):
     """A per-job ceiling (calls, tokens, cost, wall time) was reached."""
 
 
+class RepeatedCall(InsightloomError):
+    """An agent kept re-sending a tool call that had already failed and been refused."""
+
+
+class PlanStuck(InsightloomError):
+    """The Supervisor stopped with plan items open and its last round changed nothing."""
+
+
 class JobCancelled(InsightloomError):
     """The job was cancelled (Ctrl-C, the review prompt, or the service) while it ran."""
 

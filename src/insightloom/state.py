@@ -17,6 +17,7 @@ from typing import Any
 from .context.budget import compress_text
 from .context.tokens import count_tokens
 from .jobs import read_json, write_json
+from .plan import split_not_possible
 from .timeutil import utc_now
 
 CLUES_FORMAT = "Here is clues from {agent}:\n\n<clues>\n{text}\n</clues>\n\n"
@@ -25,6 +26,7 @@ RESPONSE_FORMAT = "Response from {agent}:\n\n<response>\n{text}\n</response>\n\n
 _HISTORY_MESSAGE_CHARS = 300
 _CLUE_SECTIONS = ("status", "completed tasks", "key insights", "generated files")
 _DIGEST_SECTIONS = ("status", "generated files")
+_DASH_RE = re.compile(r"\s+(?:—|–|--)\s+")
 _CLUE_BLOCK_RE = re.compile(r"Here is clues from ([^:\n]+):\n\n<clues>\n(.*?)\n</clues>\n\n", re.S)
 DEFAULT_CLUE_BUDGET = 1200
 
@@ -48,11 +50,37 @@ def response_status(text: str) -> str:
     return lines[0].strip().upper()
 
 
+def _bullets(lines: list[str]) -> list[str]:
+    """The text of each ``- `` bullet, without ``- none`` (the format's way of saying the list is empty)."""
+    out = [line.strip()[2:].strip() for line in lines if line.strip().startswith("- ")]
+    return [entry for entry in out if entry and entry.lower() != "none"]
+
+
 def completed_tasks(text: str) -> list[str]:
-    """The exact plan items listed under ``## Completed Tasks``."""
-    return [
-        line.strip()[2:].strip() for line in _sections(text).get("completed tasks", []) if line.strip().startswith("- ")
-    ]
+    """The plan items listed under ``## Completed Tasks``, without those reported there as not possible."""
+    return [entry for entry in _bullets(_sections(text).get("completed tasks", [])) if not split_not_possible(entry)]
+
+
+def _not_possible_entry(entry: str) -> tuple[str, str]:
+    """A ``## Not Possible`` bullet: ``<item> — not possible: <reason>`` or just ``<item> — <reason>``."""
+    split = split_not_possible(entry)
+    if split:
+        return split
+    parts = _DASH_RE.split(entry, maxsplit=1)
+    return parts[0].strip(), parts[1].strip() if len(parts) > 1 else ""
+
+
+def not_possible_tasks(text: str) -> list[tuple[str, str]]:
+    """The ``(item, reason)`` pairs an agent reported as not possible.
+
+    Either as a Completed Tasks line ``- <item> — not possible: <reason>``, or as a bullet of a ``## Not Possible``
+    section (there the words "not possible" may be left out: ``- <item> — <reason>``). An empty reason is kept empty;
+    ``update_plan`` refuses it and says how to give one.
+    """
+    parts = _sections(text)
+    found = [split for entry in _bullets(parts.get("completed tasks", [])) if (split := split_not_possible(entry))]
+    found += [_not_possible_entry(entry) for entry in _bullets(parts.get("not possible", []))]
+    return found
 
 
 def _keep_sections(text: str, names: tuple[str, ...], max_insights: int) -> str | None:
@@ -67,8 +95,10 @@ def _keep_sections(text: str, names: tuple[str, ...], max_insights: int) -> str 
         if name == "key insights":
             lines = lines[:max_insights]
         elif name == "completed tasks":
-            done = [line for line in lines if line.strip().startswith("- ") and line.strip() != "- none"]
-            lines = [f"- {len(done)} plan item(s)"]
+            entries = _bullets(lines)
+            impossible = sum(1 for entry in entries if split_not_possible(entry))
+            extra = f", {impossible} not possible" if impossible else ""
+            lines = [f"- {len(entries) - impossible} plan item(s){extra}"]
         keep.append(f"## {name.title()}\n" + "\n".join(lines))
     return "\n".join(keep)
 

@@ -81,6 +81,8 @@ def test_save_calculation_metadata_creates_an_empty_file(job: Path, contract) ->
 
 
 def test_append_result_and_read_results_round_trip(job: Path) -> None:
+    for calc_id in ("top", "amount_1", "rows"):
+        _track(calc_id, 1)
     append_result(
         "Amount by Category",
         plan_item="Break down `Amount` by `Category`: group totals",
@@ -102,6 +104,43 @@ def test_append_result_and_read_results_round_trip(job: Path) -> None:
     assert first.table.splitlines()[2] == "| Coffee/Tea | {{calc:amount_1}} |"
     assert second.findings == ["first note with {{calc:rows}}"]
     assert second.calculations == ["rows"] and second.charts == ["charts/x.png"] and second.table == "| a | b |"
+
+
+@pytest.mark.parametrize(
+    "written", ["{calc:total_revenue}", "{{calc:total_revenue}", "{calc:total_revenue}}", "{{Calc:total_revenue}}"]
+)
+def test_append_result_refuses_a_near_miss_with_the_exact_fix(job: Path, written: str) -> None:
+    # Issue 11, item 2: the f-string slip f"... {{calc:{cid}}} ..." writes {calc:total_revenue}.
+    _track("total_revenue", 100)
+    with pytest.raises(ValueError) as info:
+        append_result("Revenue", findings=[f"Revenue was {written}."])
+    message = str(info.value)
+    assert f"write {{{{calc:total_revenue}}}} instead of {written}" in message
+    assert 'in an f-string that is f"{{{{calc:{cid}}}}}"' in message
+    assert not (job / "all_results.txt").exists()
+
+
+def test_append_result_refuses_unknown_ids_naming_the_closest(job: Path) -> None:
+    _track("avg_revenue", 1)
+    _track("total_revenue", 2)
+    with pytest.raises(ValueError, match=r"'avg_rev' is not a tracked calculation \(closest tracked ids: avg_revenue"):
+        append_result("Revenue", findings=["Average {{calc:avg_rev}}."])
+    with pytest.raises(ValueError, match=r"'Total_Revenue' is not a tracked calculation \(closest tracked ids: total_"):
+        append_result("Revenue", table="| K | V |\n|---|---|\n| A | {{calc:Total_Revenue}} |")
+    with pytest.raises(ValueError, match="'missing_one'"):
+        append_result("Revenue", findings=["Total {{calc:total_revenue}}."], calculations=["missing_one"])
+    assert not (job / "all_results.txt").exists()
+
+
+def test_append_result_before_any_tracking_says_to_track_first(job: Path) -> None:
+    with pytest.raises(ValueError, match="call track_calculation first"):
+        append_result("Revenue", findings=["Total {{calc:total_revenue}}."])
+
+
+def test_append_result_accepts_inner_spaces(job: Path) -> None:
+    _track("total_revenue", 2)
+    append_result("Revenue", findings=["Total {{ calc : total_revenue }}."])
+    assert read_results(job / "all_results.txt")[0].calculations == ["total_revenue"]
 
 
 def test_read_results_of_missing_file_is_empty(tmp_path: Path) -> None:

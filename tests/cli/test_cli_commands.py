@@ -51,7 +51,11 @@ def test_verify_and_audit_exit_3_after_tampering(finished_job: Path, tmp_path: P
     shutil.copytree(finished_job, job)
     meta_path = job / "calculation_metadata.json"
     meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    first = next(c for c in meta["calculations"] if isinstance(c["value"], (int, float)))
+    cited = {
+        c["calculation_id"] for c in json.loads((job / "citations.json").read_text())["citations"] if c["citation_id"]
+    }
+    # Only a number the report cites makes verify exit 3 (an uncited one is listed, not blocking).
+    first = next(c for c in meta["calculations"] if isinstance(c["value"], (int, float)) and c["id"] in cited)
     first["value"] = first["value"] + 1000
     meta_path.write_text(json.dumps(meta), encoding="utf-8")
     assert CliRunner().invoke(app, ["verify", str(job)]).exit_code == 3

@@ -83,7 +83,8 @@ def test_cached_agent_sends_static_prompt_a_cache_point_then_the_per_call_part(t
     last = request["messages"][-1]
     assert last["role"] == "user" and last["content"][-1] == {"cachePoint": {"type": "default"}}
     assert cache_points(request) == ["system[1]", f"messages[{len(request['messages']) - 1}][1]"]
-    assert request["inferenceConfig"] == {"maxTokens": 1024}  # only what the config names, no stop sequences
+    # Only what the config names, no stop sequences; the Tracker copies formats, so temperature 0.
+    assert request["inferenceConfig"] == {"maxTokens": 1024, "temperature": 0.0}
 
 
 def test_uncached_agent_sends_one_system_text_and_no_cache_point(tmp_path: Path) -> None:

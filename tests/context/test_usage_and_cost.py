@@ -39,7 +39,10 @@ def test_offline_calls_are_recorded_with_cache_reads_writes_and_cost(tmp_path: P
     assert first.cache_read_tokens == 0 and first.cache_write_tokens > 1024
     assert second.cache_read_tokens >= 1024 and second.model_id == "offline-coordinator"
     assert all(c.stop_reason == "end_turn" and c.latency_ms >= 0 and c.cost_usd > 0 for c in calls)
-    sonnet = PriceTable(rt.settings.pricing).price("offline-coordinator")
+    prices = PriceTable(rt.settings.pricing)
+    haiku, sonnet = prices.price("offline-coordinator"), prices.price("offline-coder")
+    # Offline roles are priced like their default hosted model: Haiku for the Coordinator, Sonnet for the Coder.
+    assert haiku is not None and haiku.input == 1.0 and haiku.cache_read == 0.1
     assert sonnet is not None and sonnet.input == 3.0 and sonnet.cache_read == 0.3
     assert second.cost_usd < first.cost_usd  # reads cost a tenth of plain input
     usage = json.loads(rt.job.path("usage.json").read_text(encoding="utf-8"))

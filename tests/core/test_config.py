@@ -34,8 +34,8 @@ def test_yaml_env_and_flag_precedence(tmp_path: Path) -> None:
     assert env.spec("planner").provider == "offline"
     assert env.spec("coder").model_id == "my-coder"  # per-agent ids still apply
     assert env.artifacts == tmp_path / "a"
-    flag = env.with_provider("openai")
-    assert all(flag.spec(role).provider == "openai" for role in ROLES)
+    flag = env.with_provider("anthropic")
+    assert all(flag.spec(role).provider == "anthropic" for role in ROLES)
 
 
 @pytest.mark.parametrize(

@@ -82,15 +82,20 @@ def test_undefined_marker_is_type_c(job: Path) -> None:
     assert result.verdict == "retry"
 
 
-def test_uncited_number_is_type_a_but_still_passes(job: Path) -> None:
-    markdown = ENGLISH_MD + "\nWe also saw 12,345 returns.\n\n| K | V |\n|---|---|\n| Refunds | 77 |\n"
-    render_report(markdown, job)
+def test_uncited_number_is_type_a_and_blocks(job: Path) -> None:
+    # The renderer refuses typed numbers, so they can only reach the DOCX by an edit after rendering.
+    markdown = ENGLISH_MD + "\n| K | V |\n|---|---|\n| Refunds | {{calc:order_count}} |\n"
+    docx = render_report(markdown, job).docx_path
+    _edit_docx(docx, "details from 2025-09-01.", "details from 2025-09-01. We also saw 12,345 returns.")
+    doc = Document(str(docx))
+    doc.tables[1].rows[1].cells[1].paragraphs[0].runs[0].text = "77"
+    doc.save(str(docx))
     result = audit_report(job)
     a = [f for f in result.findings if f["type"] == "A"]
     assert [f["body_value"] for f in a] == ["12,345", "77"]
-    assert a[0]["severity"] == "warn" and "12,345 returns" in a[0]["body_excerpt"]
+    assert a[0]["severity"] == "block" and "12,345 returns" in a[0]["body_excerpt"]
     assert a[1]["location"] == "table 2 row 2 col 2 (section 'Breakdown')"
-    assert result.verdict == "pass"
+    assert result.verdict == "retry"
 
 
 def test_verdict_becomes_needs_review_after_max_retries(job: Path) -> None:

@@ -62,15 +62,23 @@ def test_bash_tool_runs_allowed_commands_without_a_shell(rt: JobRuntime) -> None
     assert outside["status"] == "error" and "outside the job folder" in outside["content"][0]["text"]
 
 
-def test_update_plan_ticks_exact_items_and_reports_status(rt: JobRuntime) -> None:
+def test_update_plan_ticks_items_with_evidence_and_reports_status(rt: JobRuntime) -> None:
     rt.state.set_plan(PLAN)
+    (rt.root / "charts" / "one.png").write_bytes(b"\x89PNG")
+    (rt.root / "charts" / "one.json").write_text("{}", encoding="utf-8")
+    (rt.root / "all_results.txt").write_text(
+        "## One\n- plan_item: Do one\n- charts: charts/one.png\n", encoding="utf-8"
+    )
     update = make_update_plan(rt)
     text = _call(update, items=["Do one"])
     assert "- Coder: 1/2 (open)" in text and "- Validator: 0/1 (open)" in text
     assert "- [x] Do one" in (rt.root / "plan.md").read_text()
     assert "- [x] Do one" in rt.state.full_plan
-    wrong = _call(update, items=["do two"])
+    wrong = _call(update, items=["Do three"])
     assert wrong["status"] == "error" and "exact wording" in wrong["content"][0]["text"]
+    assert "'Do two' (Coder)" in wrong["content"][0]["text"]  # the open items are listed
+    again = _call(update, items=["Do one"])
+    assert isinstance(again, str) and "already checked" in again
 
 
 @pytest.mark.parametrize(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from docx import Document
 from verification_kit import (
     citations,
     docx_text,
@@ -55,10 +56,12 @@ def test_a_report_that_keeps_failing_ends_needs_review_after_exactly_two_retries
     events = [line for line in (job / "events.jsonl").read_text(encoding="utf-8").splitlines() if line]
     assert '"kind": "needs_review"' in events[-1]
     front = docx_text(job).splitlines()[:3]
-    assert front[1].startswith("Note: Needs review: the audit")  # the front matter says so, under the title
+    assert (
+        front[1].startswith("Note: Needs review:") and "audit" in front[1]
+    )  # the front matter says so, under the title
 
 
-def test_a_raw_number_typed_by_the_reporter_is_type_a(monkeypatch, tmp_path, small_csv) -> None:
+def test_a_raw_number_typed_by_the_reporter_is_refused_and_never_printed(monkeypatch, tmp_path, small_csv) -> None:
     job = tmp_path / "job"
 
     def raw(conv: Conversation) -> Reply:
@@ -66,12 +69,36 @@ def test_a_raw_number_typed_by_the_reporter_is_type_a(monkeypatch, tmp_path, sma
         markdown = f"# Report\n\n## Summary\n\nThere are {{{{calc:{calc}}}}} rows and 12,345 returns.\n"
         return Reply.call("render_report", markdown=markdown)
 
-    outcome, _ = run_scripted(monkeypatch, job, [small_csv], "reporter", [raw, done])
-    assert outcome.status == "completed", outcome.error  # A is a warning: it does not block
+    outcome, model = run_scripted(monkeypatch, job, [small_csv], "reporter", [raw])
+    assert outcome.status == "completed", outcome.error
+    refusal = model.seen[1].last()
+    assert refusal.name == "render_report" and refusal.status == "error"
+    assert "typed number '12,345' in section 'Summary'" in refusal.result and "render_section" in refusal.result
     audit = read(job, "audit_findings.json")
-    a = [f for f in audit["findings"] if f["type"] == "A"]
-    assert [f["body_value"] for f in a] == ["12,345"] and a[0]["severity"] == "warn"
-    assert "12,345 returns" in a[0]["body_excerpt"] and audit["verdict"] == "pass"
+    assert audit["verdict"] == "pass" and audit["stats"]["type_a"] == 0
+    assert "12,345" not in docx_text(job)
+
+
+def test_an_uncited_number_in_the_docx_blocks_and_one_retry_repairs_it(monkeypatch, tmp_path, small_csv) -> None:
+    job = tmp_path / "job"
+
+    def draft(conv: Conversation) -> Reply:
+        calc = first_verified(job)["calculation_id"]
+        markdown = f"# Report\n\n## Summary\n\nThere are {{{{calc:{calc}}}}} rows.\n"
+        return Reply.call("render_report", markdown=markdown)
+
+    def edit_then_done(conv: Conversation) -> Reply:
+        doc = Document(str(job / "final_report.docx"))  # a typed number can only get in after the render
+        doc.paragraphs[2].insert_paragraph_before("We also counted 12,345 returns.")
+        doc.save(str(job / "final_report.docx"))
+        return done(conv)
+
+    outcome, _ = run_scripted(monkeypatch, job, [small_csv], "reporter", [draft, edit_then_done])
+    assert outcome.status == "completed", outcome.error
+    assert invocations(job, "reporter") == 2 and invocations(job, "auditor") == 2  # A blocked the first audit
+    audit = read(job, "audit_findings.json")
+    assert audit["verdict"] == "pass" and audit["audit_metadata"]["retry_count"] == 1
+    assert audit["stats"]["type_a"] == 0 and "12,345" not in docx_text(job)
 
 
 def test_an_unknown_calculation_id_fails_the_render_and_the_reporter_fixes_it(monkeypatch, tmp_path, small_csv) -> None:

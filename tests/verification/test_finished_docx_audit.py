@@ -1,4 +1,5 @@
-"""The audit on a real finished job's DOCX: an edited cited number (B), an inserted [99] (C), an uncited 12,345 (A)."""
+"""The audit on a real finished job's DOCX: an edited cited number (B), an inserted [99] (C), an uncited 12,345 (A);
+each blocks."""
 
 from __future__ import annotations
 
@@ -79,8 +80,9 @@ def test_an_uncited_number_is_type_a(job: Path) -> None:
     _edit(job, _insert("We also counted 12,345 returns."))
     result = audit_report(job)
     a = [f for f in result.findings if f["type"] == "A"]
-    assert [f["body_value"] for f in a] == ["12,345"] and result.verdict == "pass"  # a warning, not a block
-    assert "12,345 returns" in a[0]["body_excerpt"]
+    assert [f["body_value"] for f in a] == ["12,345"] and a[0]["severity"] == "block"
+    assert result.verdict == "retry"  # an uncited number blocks, like a wrong or undefined marker
+    assert "12,345 returns" in a[0]["body_excerpt"] and "{{calc:<id>}}" in a[0]["suggested_fix"]
 
 
 def test_rendering_report_md_again_restores_the_document(job: Path) -> None:

@@ -1,4 +1,7 @@
-"""A tracked value changed after the fact: the Validator marks it needs_review and it never reaches the DOCX."""
+"""A tracked value changed after the fact: the Validator marks it needs_review and it never reaches the DOCX.
+
+The report does not cite it, so it is listed in validation_report.txt without blocking the job (issue 11).
+"""
 
 from __future__ import annotations
 
@@ -36,10 +39,9 @@ def test_a_tampered_value_needs_review_and_is_never_printed(monkeypatch, tmp_pat
     assert format_value(tampered["value"], tampered["unit"], tampered["decimals"]) not in text
     assert "{{calc:revenue_total}}" not in (job / "report.md").read_text(encoding="utf-8")
     assert read(job, "audit_findings.json")["verdict"] == "pass"
-    # The report itself is clean, but a number failed re-computation: a human must look.
-    assert outcome.status == "needs_review" and outcome.exit_code == 3
-    status = read(job, "job.json")
-    assert status["status"] == "needs_review" and "re-computation" in status["review_reason"]
-    assert "validation_report.txt" in text.splitlines()[1]
+    # The report is clean and does not cite the number that failed re-computation: it is listed, not blocking.
+    assert outcome.status == "completed" and outcome.exit_code == 0
+    assert read(job, "job.json")["status"] == "completed"
+    assert "validation_report.txt" not in text.splitlines()[1]  # no needs_review note stamped under the title
     report = (job / "validation_report.txt").read_text(encoding="utf-8")
     assert "NEEDS REVIEW (cannot be cited): 1" in report and "revenue_total" in report

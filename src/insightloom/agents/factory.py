@@ -6,7 +6,7 @@ The context policy lives here, so every agent gets it the same way:
   whose spec asks for caching, so the static prefix stays cacheable while the plan section and clues change;
 - long-running agents (Supervisor, Coder, Reporter) get Strands' summarizing safety net with proactive compression;
 - agents that loop over tools get their older exchanges reduced to stubs (``context.history``);
-- every agent carries the cancel guard and the per-job ceilings.
+- every agent carries the cancel guard, the per-job ceilings and the guard against re-sending a failed call.
 
 A ``ContextPolicy`` switches the parts off one by one: the ablation benchmark's naive baseline keeps the full
 history with no reduction and no summarizing, and is measured with caching on and off.
@@ -30,7 +30,7 @@ from ..prompting import load_prompt, split_static
 from ..runtime import JobRuntime
 from ..telemetry import AgentTelemetry
 from ..telemetry.pricing import PriceTable
-from .guards import BudgetGuard, CancelGuard, start_wall_clock
+from .guards import BudgetGuard, CancelGuard, RepeatGuard, start_wall_clock
 
 logger = logging.getLogger(__name__)
 
@@ -95,6 +95,17 @@ def _conversation_manager(role: str, rt: JobRuntime, policy: ContextPolicy) -> A
     )
 
 
+def open_items_note(rt: JobRuntime, shown: int = 5) -> str:
+    """What the Supervisor's shortened results say about the plan: the items open when they were shortened."""
+    from ..workflow.supervising import open_items  # the workflow imports this module
+
+    items = open_items(rt.state.full_plan)
+    if not items:
+        return "No plan items were open when this result was shortened."
+    more = f"; and {len(items) - shown} more" if len(items) > shown else ""
+    return f"Open plan items when this result was shortened: {'; '.join(items[:shown])}{more}."
+
+
 def _model(role: str, rt: JobRuntime) -> Model:
     if role not in rt.models:  # one model object per role and job: offline caches, counters and clients are reused
         rt.models[role] = make_model(rt.settings.spec(role), role, rt.settings)
@@ -129,9 +140,10 @@ def build_agent(
     if role == "supervisor":
         start_wall_clock(rt)  # running time counts from here: the plan review's wait is not the job's work
     cached = policy.cache and spec.cache and spec.provider in CACHE_POINT_PROVIDERS
-    policy_hooks: list[Any] = [CancelGuard(rt), BudgetGuard(rt)]
+    policy_hooks: list[Any] = [CancelGuard(rt), BudgetGuard(rt), RepeatGuard()]
     if policy.reduce_history and role in REDUCTION:
-        policy_hooks.append(HistoryReducer(REDUCTION[role]))
+        note = (lambda: open_items_note(rt)) if role == "supervisor" else None
+        policy_hooks.append(HistoryReducer(REDUCTION[role], note))
     return Agent(
         model=model or _model(role, rt),
         system_prompt=system_prompt_for(system_prompt, cached),

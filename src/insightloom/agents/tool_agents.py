@@ -9,9 +9,11 @@ final text goes back, wrapped in RESPONSE_FORMAT, and shared_state is saved afte
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 from strands import tool
+from strands.types.exceptions import MaxTokensReachedException
 from strands.types.tools import AgentTool
 
 from ..config import TOOL_AGENT_ROLES
@@ -21,7 +23,7 @@ from ..prompting import render_prompt
 from ..runtime import JobRuntime
 from ..state import RESPONSE_FORMAT
 from ..tools import make_bash_tool, make_file_read, make_update_plan
-from ..tools.report_tools import make_audit_report, make_render_report, make_validate_calculations
+from ..tools.report_tools import make_audit_report, make_render_report, make_render_section, make_validate_calculations
 from ..tools.tool_results import tool_error
 from ..tools.write_and_execute import make_write_and_execute
 from .factory import build_agent
@@ -50,17 +52,27 @@ def tools_for(role: str, rt: JobRuntime) -> tuple[list[Any], list[Any]]:
     if role == "validator":
         return [make_validate_calculations(rt), make_write_and_execute(rt), make_file_read(rt)], []
     if role == "reporter":
-        return [make_file_read(rt), make_render_report(rt)], []
+        return [make_file_read(rt), make_render_section(rt), make_render_report(rt)], []
     if role == "tracker":
         return [make_update_plan(rt)], []
     return [make_audit_report(rt)], []
 
 
-def tool_agent_prompt(role: str, rt: JobRuntime) -> str:
+def tracked_role(rt: JobRuntime, task: str = "") -> str:
+    """The role whose section the Tracker works on: the one its task names (when it names exactly one), else the
+    last agent other than the Tracker itself (a second Tracker call in a row still sees that agent's section)."""
+    named = [r for r in TOOL_AGENT_ROLES if r != "tracker" and re.search(rf"\b{r}\b", task, re.I)]
+    if len(named) == 1:
+        return named[0]
+    worked = [entry["agent"] for entry in rt.state.history if entry.get("agent") not in ("tracker", None)]
+    return worked[-1] if worked else "coder"
+
+
+def tool_agent_prompt(role: str, rt: JobRuntime, task: str = "") -> str:
     """The role's system prompt for this call: static rules first, then its plan section, other sections, clues."""
     plan = parse_plan(rt.state.full_plan)
-    # The Tracker sees the section of the agent it tracks (the last one that worked), the others as one line.
-    owner = (rt.state.history[-1]["agent"] if rt.state.history else role) if role == "tracker" else role
+    # The Tracker sees the section of the agent it tracks, the others as one line.
+    owner = tracked_role(rt, task) if role == "tracker" else role
     own = plan.section_text(owner)
     others = f"Title: {plan.title}\nRequest: {' '.join(rt.request.split())}\n{plan.others_one_line(owner)}"
     values: dict[str, Any] = {
@@ -92,11 +104,30 @@ def handoff_message(rt: JobRuntime, task: str) -> str:
 def run_tool_agent(role: str, rt: JobRuntime, task: str) -> str:
     """Run one tool agent on ``task`` and return its final text."""
     tools, hooks = tools_for(role, rt)
-    agent = build_agent(role, rt, tool_agent_prompt(role, rt), tools, hooks)
+    agent = build_agent(role, rt, tool_agent_prompt(role, rt, task), tools, hooks)
     result = agent(handoff_message(rt, task))
     text = str(result).strip()
     rt.state.record(role, text, clue_budget=rt.settings.clue_budget_tokens)
     return text
+
+
+#: What an agent that ran out of output room should do instead; the Supervisor passes it on in its next task.
+SMALLER_STEPS = {
+    "reporter": "ask the reporter to render the report section by section: one render_section(heading, markdown) "
+    "call per section, then render_report() with no argument to assemble them",
+    "coder": "ask the coder for shorter scripts: one analysis per write_and_execute_tool call",
+    "validator": "ask the validator to verify in several shorter scripts, a few calculations each",
+}
+
+
+def out_of_room(role: str, rt: JobRuntime) -> str:
+    """The tool error for an agent whose answer hit its output limit, naming the smaller steps to take."""
+    limit = rt.settings.spec(role).max_tokens
+    steps = SMALLER_STEPS.get(role, f"ask the {role} for a shorter answer")
+    return (
+        f"The {role}'s answer hit its output limit ({limit:,} tokens) and was cut off, so nothing it was writing was "
+        f"used. Fix: {steps}; or raise agents.{role}.max_tokens in insightloom.yaml."
+    )
 
 
 def make_agent_tool(role: str, rt: JobRuntime) -> AgentTool:
@@ -113,7 +144,10 @@ def make_agent_tool(role: str, rt: JobRuntime) -> AgentTool:
                     + "; ".join(blocking)
                     + ". Fix: call the agent that owns them first, then the tracker."
                 )
-        text = run_tool_agent(role, rt, input)
+        try:
+            text = run_tool_agent(role, rt, input)
+        except MaxTokensReachedException:
+            return tool_error(out_of_room(role, rt))
         return RESPONSE_FORMAT.format(agent=role, text=text)
 
     call.__name__ = role

@@ -13,6 +13,7 @@ from insightloom.analysis_utils.calculations import (
     track_calculation,
 )
 from insightloom.analysis_utils.charts import save_chart
+from insightloom.analysis_utils.exit_checks import ChecksFailed, flush_checks
 from insightloom.analysis_utils.jobdir import job_dir, load_df, read_profile
 from insightloom.analysis_utils.module import UTILS_FILENAME, generate_utils_module, write_utils_module
 from insightloom.analysis_utils.result_notes import ResultSection, append_result, calc_refs, parse_results, read_results
@@ -21,9 +22,11 @@ from insightloom.analysis_utils.verification import record_verification
 
 __all__ = [
     "UTILS_FILENAME",
+    "ChecksFailed",
     "ResultSection",
     "append_result",
     "calc_refs",
+    "flush_checks",
     "generate_utils_module",
     "job_dir",
     "load_calculations",

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from insightloom.analysis_utils.exit_checks import remember
 from insightloom.analysis_utils.jobdir import job_dir
 from insightloom.fileio import write_json
 from insightloom.timeutil import utc_now
@@ -213,7 +214,8 @@ def track_calculation(
         source_file: The input file the number comes from.
         source_columns: Columns it was computed from.
         importance: ``high``, ``medium`` or ``low`` (decides the Validator's tiers).
-        check: DuckDB SQL returning one row and one column with the same value, over the profile's views.
+        check: DuckDB SQL returning one row and one column with the same value, over the profile's views. It runs
+            when the script ends (or at :func:`flush_checks`), with the other checks, and a mismatch fails the script.
         unit: ``%``, ``count``, ``ratio``, a currency code or free text.
         decimals: Display decimals when the default for the unit is not enough.
         recipe: Optional machine-readable description of the computation (``{"op": "std", "view": ...,
@@ -238,7 +240,9 @@ def track_calculation(
         decimals=decimals,
         recipe=recipe,
     )
-    path = _write_records([record])
+    folder = job_dir()
+    path = _write_records([record], folder)
+    remember(folder, record)  # its check runs when the script ends (or at flush_checks())
     logger.debug("tracked %s = %r in %s", calc_id, record["value"], path)
     return record
 

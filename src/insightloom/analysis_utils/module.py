@@ -16,6 +16,7 @@ EXPORTS = (
     "load_df",
     "to_python_type",
     "track_calculation",
+    "flush_checks",
     "save_calculation_metadata",
     "append_result",
     "save_chart",
@@ -34,6 +35,7 @@ def generate_utils_module() -> str:
         '"""Analysis helpers for this job, written by insightloom at job start (do not edit).\n\n'
         "Use load_df() for the cached data, track_calculation(...) for every reported number (with a DuckDB SQL\n"
         "check), append_result(...) for findings that cite numbers as {{calc:<id>}}, and save_chart(...) for charts.\n"
+        "The checks run when the script ends (flush_checks() runs them earlier); a failing one fails the script.\n"
         "The Validator's own scripts record what they re-computed with record_verification({id: value}).\n"
         "Build a check over many columns with sql_sum([...]) and sql_all([...]): DuckDB cannot parse a + b + ...\n"
         "over a thousand columns, these nest the terms so it can.\n"

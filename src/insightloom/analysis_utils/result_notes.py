@@ -18,18 +18,18 @@ A fixed section format (below) lets the offline Reporter rebuild findings and ta
 from __future__ import annotations
 
 import logging
-import re
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from insightloom.analysis_utils.calculations import METADATA_FILE, load_calculations
 from insightloom.analysis_utils.jobdir import job_dir
+from insightloom.calc_refs import calc_ids, find_near_misses, unknown_id_advice
 
 logger = logging.getLogger(__name__)
 
 RESULTS_FILE = "all_results.txt"
-CALC_REF_RE = re.compile(r"\{\{\s*calc:([A-Za-z0-9_.\-]+)\s*\}\}")
 _META_KEYS = ("plan_item", "script", "calculations", "charts")
 
 
@@ -48,7 +48,31 @@ class ResultSection:
 
 def calc_refs(text: str) -> list[str]:
     """The calculation ids referenced as ``{{calc:<id>}}`` in ``text``, in order, without repeats."""
-    return list(dict.fromkeys(CALC_REF_RE.findall(text)))
+    return calc_ids(text)
+
+
+def _reference_problems(text: str, cited: Iterable[str], known: list[str]) -> list[str]:
+    """Near-miss references in ``text`` and cited ids that ``calculation_metadata.json`` does not hold."""
+    problems = [f"{miss.written} is not a reference: {miss.advice()}" for miss in find_near_misses(text)]
+    tracked = set(known)
+    problems += [unknown_id_advice(calc_id, known) for calc_id in dict.fromkeys(cited) if calc_id not in tracked]
+    return problems
+
+
+def _check_references(section: str, text: str, calculations: Iterable[str], folder: Path) -> None:
+    """Refuse a section whose references would not resolve, so the script fails with the fix in its traceback.
+
+    Raises:
+        ValueError: A near miss such as ``{calc:x}``, or an id that is not in ``calculation_metadata.json``.
+    """
+    known = [str(c["id"]) for c in load_calculations(folder)]
+    problems = _reference_problems(text, calculations, known)
+    if problems:
+        lines = "\n".join(f"- {p}" for p in problems)
+        raise ValueError(
+            f"append_result({section!r}) was not written; fix these references and run the script again:\n{lines}\n"
+            f"Cite only ids tracked with track_calculation(...) (they are in {METADATA_FILE}), as {{{{calc:<id>}}}}."
+        )
 
 
 def _one_line(text: str) -> str:
@@ -123,6 +147,10 @@ def append_result(
 
     Returns:
         The path of ``all_results.txt``.
+
+    Raises:
+        ValueError: A reference is a near miss (``{calc:x}``, ``{{Calc:x}}``...) or names an id that was not
+            tracked; the message gives the exact correction and the closest tracked ids.
     """
     folder = job_dir()
     extra_findings, extra_table = _split_text(text)
@@ -133,8 +161,10 @@ def append_result(
     chart_list += [f for f in file_list if f.lower().endswith(".png") and f not in chart_list]
     if script is None:
         script = next((f for f in file_list if f.endswith(".py")), "") or _current_script(folder)
-    if calculations is None:
-        calculations = calc_refs("\n".join([*all_findings, table_text]))
+    referencing = "\n".join([section, *all_findings, table_text])
+    cited = calc_refs(referencing)
+    calculations = cited if calculations is None else [str(c) for c in calculations]
+    _check_references(section, referencing, [*cited, *calculations], folder)
     entry = ResultSection(
         title=section,
         plan_item=plan_item,

@@ -327,15 +327,21 @@ def doctor() -> None:
 
 @app.command()
 def verify(job_dir: Annotated[Path, typer.Argument(help="A finished job folder.")]) -> None:
-    """Re-run validation on a finished job; exit 3 when any calculation needs review."""
-    from ..validation import validate_job
+    """Re-run validation; exit 3 when a number the report cites (before a report: any number) needs review."""
+    from ..validation import blocking_reviews, validate_job
 
     try:
-        summary = validate_job(JobFolder.open(job_dir).root)
+        root = JobFolder.open(job_dir).root
+        summary = validate_job(root)
+        blocking, uncited = blocking_reviews(root)
     except InsightloomError as exc:
         raise _fail(exc) from None
     typer.echo(summary.to_text())
-    raise typer.Exit(3 if summary.needs_review else 0)
+    if uncited:
+        typer.echo(f"Not cited by the report, so not blocking ({len(uncited)}): {', '.join(uncited)}")
+    if blocking:
+        typer.echo(f"Blocking (cited by the report, or no report yet) ({len(blocking)}): {', '.join(blocking)}")
+    raise typer.Exit(3 if blocking else 0)
 
 
 @app.command()

@@ -51,8 +51,12 @@ def _text_items(result: dict[str, Any]) -> list[dict[str, Any]]:
     return [item for item in result.get("content", []) if "text" in item]
 
 
-def result_stub(text: str) -> str:
-    """A tool result cut to what the next decisions need: the first line, the status and any verdict."""
+def result_stub(text: str, note: str = "") -> str:
+    """A tool result cut to what the next decisions need: the first line, the status and any verdict.
+
+    ``note`` ends the stub with what the agent can no longer read here (for the Supervisor: the open plan items),
+    stated in the stub itself because the agent may see nothing else that holds it.
+    """
     head = next((line.strip() for line in text.splitlines() if line.strip()), "")
     if len(head) > _HEAD_CHARS:
         head = head[:_HEAD_CHARS].rsplit(" ", 1)[0] + " …"
@@ -61,7 +65,8 @@ def result_stub(text: str) -> str:
     if status:
         parts.append(f"Status: {status.group(1)}")
     parts.extend(match.group(0).strip(" -*") for match in _VERDICT_RE.finditer(text))
-    parts.append("The plan checkboxes and the clues hold the rest.")
+    if note:
+        parts.append(note)
     return "\n".join(parts)
 
 
@@ -78,10 +83,13 @@ class HistoryReducer(HookProvider):
 
     Args:
         policy: When and what to reduce.
+        note: Called once per reduction; its text ends every result stub written then.
     """
 
-    def __init__(self, policy: ReductionPolicy) -> None:
+    def __init__(self, policy: ReductionPolicy, note: Callable[[], str] | None = None) -> None:
         self.policy = policy
+        self.note = note
+        self._note_text = ""
         self.reductions = 0
 
     def register_hooks(self, registry: HookRegistry, **kwargs: Any) -> None:
@@ -100,6 +108,7 @@ class HistoryReducer(HookProvider):
         if verbatim <= self.policy.threshold_tokens:
             return 0
         saved = 0
+        self._note_text = self.note() if self.note else ""
         for apply, tokens in pending:
             saved += tokens - apply()
         self.reductions += 1
@@ -132,10 +141,9 @@ class HistoryReducer(HookProvider):
                         if tokens > policy.input_tokens:
                             yield self._replace_input(tool_input, key), tokens
 
-    @staticmethod
-    def _replace_result(item: dict[str, Any]) -> Callable[[], int]:
+    def _replace_result(self, item: dict[str, Any]) -> Callable[[], int]:
         def apply() -> int:
-            item["text"] = result_stub(item["text"])
+            item["text"] = result_stub(item["text"], self._note_text)
             return count_tokens(item["text"])
 
         return apply

@@ -218,7 +218,26 @@ def run_prepared(spec: dict, notes: list[str]) -> int:
         _print_script_traceback(exc)
         code = 1
     _finish_threads()
-    return code
+    return _run_tracked_checks(code)
+
+
+def _run_tracked_checks(code: int) -> int:
+    """Run the checks the script tracked, as ``atexit`` would outside the runner; a failing check fails the run.
+
+    Only when the helpers were imported and hold checks that have not run, so other scripts pay nothing.
+    """
+    module = sys.modules.get("insightloom.analysis_utils.exit_checks")
+    if module is None or not module.has_pending():
+        return code
+    try:
+        passed = module.run_at_script_end()
+    except BaseException as exc:
+        _print_script_traceback(exc)
+        passed = False
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    return code if passed or code else 1
 
 
 def _print_script_traceback(exc: BaseException) -> None:

@@ -37,6 +37,7 @@ PRELOAD = (
     "pyarrow.parquet",
     "duckdb",
     "insightloom.analysis_utils",
+    "insightloom.validation.script_checks",  # the tracked checks run at every script end
 )
 _MAX_SPEC_BYTES = 1 << 20
 

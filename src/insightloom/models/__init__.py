@@ -21,9 +21,15 @@ def make_model(spec: AgentModelSpec, role: str, settings: Settings) -> Model:
     """Build the Strands model for one agent from its spec.
 
     Raises:
-        ConfigError: Unknown or unresolved provider, or the provider's extra is not installed.
+        ConfigError: Unknown or unresolved provider, a model id the provider cannot serve, or the provider's extra
+            is not installed.
     """
+    from dataclasses import replace
+
+    from .model_ids import model_id_for
+
     provider = spec.provider
+    spec = replace(spec, model_id=model_id_for(provider, spec.model_id, role))
     if provider == "offline":
         from .offline import OfflineModel
 

@@ -9,6 +9,7 @@ from ..config import AgentModelSpec, Settings
 from ..errors import ConfigError
 from ._counting import make_counting
 from ._optional import import_provider
+from .params import inference_params
 
 
 def make_anthropic(spec: AgentModelSpec, settings: Settings) -> Any:
@@ -23,5 +24,5 @@ def make_anthropic(spec: AgentModelSpec, settings: Settings) -> Any:
         client_args=client_args,
         model_id=spec.model_id,
         max_tokens=spec.max_tokens,
-        params=spec.params,
+        params=inference_params(spec),
     )

@@ -14,6 +14,7 @@ from strands.types.tools import ToolSpec
 
 from ..config import AgentModelSpec, Settings, aws_credentials_present
 from ..context.tokens import count_request, with_margin
+from .params import inference_params
 
 logger = logging.getLogger(__name__)
 DEFAULT_REGION = "us-west-2"
@@ -89,5 +90,5 @@ def make_bedrock(spec: AgentModelSpec, settings: Settings) -> BedrockModel:
         region_name=os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or DEFAULT_REGION,
         boto_client_config=client_config,
         **extra,
-        **spec.params,
+        **inference_params(spec),
     )

@@ -8,6 +8,7 @@ from typing import Any
 from ..config import AgentModelSpec, Settings
 from ._counting import make_counting
 from ._optional import import_provider
+from .params import inference_params
 
 
 def make_litellm(spec: AgentModelSpec, settings: Settings) -> Any:
@@ -20,5 +21,5 @@ def make_litellm(spec: AgentModelSpec, settings: Settings) -> Any:
         token_margin=settings.token_margin,
         client_args=client_args,
         model_id=spec.model_id,
-        params={"max_tokens": spec.max_tokens, "timeout": settings.model_timeout_s, **spec.params},
+        params={"max_tokens": spec.max_tokens, "timeout": settings.model_timeout_s, **inference_params(spec)},
     )

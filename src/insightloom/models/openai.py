@@ -8,6 +8,7 @@ from typing import Any
 from ..config import AgentModelSpec, Settings
 from ._counting import make_counting
 from ._optional import import_provider
+from .params import inference_params
 
 
 def make_openai(spec: AgentModelSpec, settings: Settings) -> Any:
@@ -24,5 +25,5 @@ def make_openai(spec: AgentModelSpec, settings: Settings) -> Any:
         token_margin=settings.token_margin,
         client_args=client_args,
         model_id=spec.model_id,
-        params={"max_tokens": spec.max_tokens, **spec.params},
+        params={"max_tokens": spec.max_tokens, **inference_params(spec)},
     )

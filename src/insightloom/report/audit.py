@@ -1,15 +1,19 @@
 """Deterministic audit of the finished DOCX against citations.json.
 
 Findings:
-    A (warn)  a number in prose with no citation marker right after it;
+    A (block) a number in prose with no citation marker right after it;
     B (block) a marker whose preceding printed value is not ``format_value`` of the cited calculation;
-    C (block) a marker ``[N]`` that no citation has;
+    C (block) an undefined marker: a ``[N]`` that no citation has, or a reference left unfilled in the text
+              (``{{calc:x}}``, or a near miss such as ``{calc:x}``);
     D (warn)  a tracked calculation never cited.
 
 The body is every paragraph and table cell before the References heading; the References section is parsed only to
 map markers to calculations when citations.json lacks them. Headings and figure captions are checked for B and C but
 not for A: they label content rather than claim numbers, and a caption comes from the chart's sidecar, which cannot
-hold markers. Verdict: ``pass`` without B and C; else ``retry`` while retries remain, then ``needs_review``.
+hold markers. What is a label rather than a claim (a table's header row and first column, label-style runs from
+backticks, the data's names and category values) is decided by ``report.labels``, the rule the renderer refuses
+typed numbers by, so a report that rendered never yields A. Verdict: ``pass`` without A, B and C; else ``retry``
+while retries remain, then ``needs_review``.
 """
 
 from __future__ import annotations
@@ -23,11 +27,14 @@ from typing import Any
 from docx import Document
 from docx.table import Table
 from docx.text.paragraph import Paragraph
+from docx.text.run import Run
 
+from insightloom.calc_refs import CALC_REF_RE, FSTRING_HINT, find_near_misses, reference
 from insightloom.errors import BadInputError
 from insightloom.fileio import write_json
 from insightloom.report.calcinfo import CalcInfo, load_calc_info
-from insightloom.report.numbers import MARKER_RE, find_numbers, printed_matches, value_before
+from insightloom.report.labels import LABEL_STYLE, Labels, Span, is_label_cell, load_labels, uncited_claims
+from insightloom.report.numbers import MARKER_RE, printed_matches, value_before
 from insightloom.report.render import DOCX_NAME, REFERENCES_HEADINGS
 from insightloom.timeutil import utc_now
 
@@ -42,11 +49,12 @@ _EXCERPT = 120
 
 @dataclass
 class TextUnit:
-    """One paragraph or table cell of the body, with where it is."""
+    """One paragraph or table cell of the body, with where it is and which of its runs are labels."""
 
     text: str
     location: str
     claims_numbers: bool = True
+    label_spans: list[Span] = field(default_factory=list)
 
 
 @dataclass
@@ -87,6 +95,31 @@ def _style_name(paragraph: Paragraph) -> str:
         return ""
 
 
+def _is_label_run(run: Run) -> bool:
+    if run._r.style is None:  # most runs: no character style at all
+        return False
+    try:
+        return run.style is not None and run.style.name == LABEL_STYLE
+    except (KeyError, ValueError):
+        return False
+
+
+def _label_text(paragraphs: list[Paragraph]) -> tuple[str, list[Span]]:
+    """The paragraphs' text (joined by newlines, as a cell's text is) and the spans of its label-style runs."""
+    text, spans = "", []
+    for i, paragraph in enumerate(paragraphs):
+        text += "\n" if i else ""
+        runs = paragraph.runs
+        if "".join(run.text for run in runs) != paragraph.text:  # hyperlinks or fields: no run offsets to trust
+            text += paragraph.text
+            continue
+        for run in runs:
+            if _is_label_run(run):
+                spans.append((len(text), len(text) + len(run.text)))
+            text += run.text
+    return text, spans
+
+
 def _read_docx(path: Path) -> tuple[list[TextUnit], list[str]]:
     """Body units (paragraphs and cells before the References heading) and the reference paragraphs."""
     doc = Document(str(path))
@@ -112,7 +145,8 @@ def _read_docx(path: Path) -> tuple[list[TextUnit], list[str]]:
                 section = item.text.strip() or section
             label = f"paragraph {para_no} (section '{section}')"
             claims = not (style.startswith("Heading") or style in {"Title", "Caption"})
-            units.append(TextUnit(item.text, label, claims))
+            text, spans = _label_text([item])
+            units.append(TextUnit(text, label, claims, spans))
         else:
             table_no += 1
             units += _table_units(item, table_no, section)
@@ -123,12 +157,14 @@ def _read_docx(path: Path) -> tuple[list[TextUnit], list[str]]:
 def _table_units(table: Table, table_no: int, section: str) -> list[TextUnit]:
     units: list[TextUnit] = []
     seen: set[Any] = set()  # holds the elements, so lxml keeps one proxy per cell and identity is stable
-    for r, row in enumerate(table.rows, start=1):
-        for c, cell in enumerate(row.cells, start=1):
+    for r, row in enumerate(table.rows):
+        for c, cell in enumerate(row.cells):
             if cell._tc in seen:
                 continue  # a merged cell repeats across the grid
             seen.add(cell._tc)
-            units.append(TextUnit(cell.text, f"table {table_no} row {r} col {c} (section '{section}')"))
+            text, spans = _label_text(cell.paragraphs)
+            where = f"table {table_no} row {r + 1} col {c + 1} (section '{section}')"
+            units.append(TextUnit(text, where, not is_label_cell(r, c), spans))
     return units
 
 
@@ -184,23 +220,63 @@ def _marker_findings(unit: TextUnit, markers: dict[str, CalcInfo], cited: set[st
     return findings
 
 
-def _number_findings(unit: TextUnit) -> list[dict[str, Any]]:
+def _section_of(location: str) -> str:
+    match = re.search(r"\(section '(.*)'\)$", location)
+    return match.group(1) if match else "(title)"
+
+
+def _a_fix(value: str, location: str) -> str:
+    section = _section_of(location)
+    return (
+        f"In report.md, section '{section}': replace the typed number {value!r} with the {{{{calc:<id>}}}} reference "
+        "of a verified calculation in citations.json, or delete the number (a name or code that holds digits goes "
+        f"in `backticks`); then render again (render_section('{section}', ...) and render_report())."
+    )
+
+
+def _number_findings(unit: TextUnit, labels: Labels, printed: dict[str, str]) -> list[dict[str, Any]]:
     if not unit.claims_numbers:
         return []
     return [
         {
             "type": "A",
-            "severity": WARN,
+            "severity": BLOCK,
             "location": unit.location,
             "body_excerpt": _excerpt(unit.text, token.start),
             "body_value": token.text,
             "marker": None,
-            "suggested_fix": f"Replace {token.text!r} with a {{{{calc:ID}}}} reference to a verified calculation, "
-            "or remove it.",
+            "suggested_fix": _a_fix(token.text, unit.location),
         }
-        for token in find_numbers(unit.text)
-        if not token.cited
+        for token in uncited_claims(unit.text, labels, protected=unit.label_spans, printed=printed)
     ]
+
+
+def _unfilled_findings(unit: TextUnit) -> list[dict[str, Any]]:
+    """References printed as text: a ``{{calc:x}}`` the renderer never filled, or a near miss such as ``{calc:x}``."""
+    found: list[tuple[str, str, int, str | None]] = [
+        (m.group(0), m.group(1), m.start(), None) for m in CALC_REF_RE.finditer(unit.text)
+    ]
+    found += [(miss.written, miss.calc_id, miss.start, miss.advice()) for miss in find_near_misses(unit.text)]
+    findings = []
+    for written, calc_id, at, advice in sorted(found, key=lambda item: item[2]):
+        fix = (
+            f"In report.md, {advice}; then render again."
+            if advice
+            else f"{written} was never filled in: keep {reference(calc_id)} in report.md and render again "
+            f"(a verified calculation is filled in by the renderer; {FSTRING_HINT})."
+        )
+        findings.append(
+            {
+                "type": "C",
+                "severity": BLOCK,
+                "location": unit.location,
+                "body_excerpt": _excerpt(unit.text, at),
+                "marker": written,
+                "cited_calculation_id": calc_id,
+                "suggested_fix": fix,
+            }
+        )
+    return findings
 
 
 def _uncited_findings(calcs: dict[str, CalcInfo], cited: set[str]) -> list[dict[str, Any]]:
@@ -227,7 +303,7 @@ def _uncited_findings(calcs: dict[str, CalcInfo], cited: set[str]) -> list[dict[
 
 
 def _verdict(stats: dict[str, int], retry_count: int, max_retries: int) -> str:
-    if not stats["type_b"] and not stats["type_c"]:
+    if not stats["type_a"] and not stats["type_b"] and not stats["type_c"]:
         return "pass"
     return "retry" if retry_count < max_retries else "needs_review"
 
@@ -236,7 +312,7 @@ def audit_report(job_dir: Path, retry_count: int = 0, *, max_retries: int = 2) -
     """Audit ``final_report.docx`` and write ``audit_findings.json``.
 
     Args:
-        job_dir: The job folder (reads final_report.docx and citations.json).
+        job_dir: The job folder (reads final_report.docx, citations.json and cache/profile.json for labels).
         retry_count: How many times the Reporter has already rewritten after an audit.
         max_retries: Rewrites allowed before the verdict becomes ``needs_review``.
 
@@ -253,11 +329,14 @@ def audit_report(job_dir: Path, retry_count: int = 0, *, max_retries: int = 2) -
     units, refs = _read_docx(docx_path)
     calcs = load_calc_info(job_dir, required=False)
     markers = _marker_map(calcs, refs)
+    printed = {marker: info.formatted() for marker, info in markers.items()}
+    labels = load_labels(job_dir)
     cited: set[str] = set()
     findings: list[dict[str, Any]] = []
     for unit in units:
         findings += _marker_findings(unit, markers, cited)
-        findings += _number_findings(unit)
+        findings += _unfilled_findings(unit)
+        findings += _number_findings(unit, labels, printed)
     findings += _uncited_findings(calcs, cited)
     stats = {f"type_{t.lower()}": sum(1 for f in findings if f["type"] == t) for t in "ABCD"}
     verdict = _verdict(stats, retry_count, max_retries)

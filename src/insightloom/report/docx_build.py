@@ -1,7 +1,8 @@
 """python-docx helpers for the renderer: text runs, CJK fonts, pictures with alt text, captions, tables.
 
 Charts once vanished when a paragraph's run text was reset, so these helpers only ever ADD runs; nothing here
-rewrites an existing run, least of all one that holds a drawing.
+rewrites an existing run, least of all one that holds a drawing. Backtick text gets the ``Data Label`` character
+style (it looks like the text around it), which is how the audit knows it is a label and not a claim.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import logging
 from pathlib import Path
 
 from docx.document import Document as DocumentObject
+from docx.enum.style import WD_STYLE_TYPE
 from docx.enum.text import WD_ALIGN_PARAGRAPH
 from docx.oxml import OxmlElement
 from docx.oxml.ns import qn
@@ -18,7 +20,8 @@ from docx.table import Table
 from docx.text.paragraph import Paragraph
 from docx.text.run import Run
 
-from insightloom.report.markdown_blocks import bold_segments
+from insightloom.report.labels import LABEL_STYLE
+from insightloom.report.markdown_blocks import inline_runs
 
 logger = logging.getLogger(__name__)
 
@@ -45,11 +48,21 @@ def set_style_east_asian(doc: DocumentObject, family: str) -> None:
         r_fonts.set(qn("w:eastAsia"), family)
 
 
+def _label_style(paragraph: Paragraph) -> str:
+    """The label character style, added to the document on first use."""
+    styles = paragraph.part.document.styles  # type: ignore[attr-defined]  # a body or table-cell paragraph: DocumentPart
+    try:
+        styles[LABEL_STYLE]
+    except KeyError:
+        styles.add_style(LABEL_STYLE, WD_STYLE_TYPE.CHARACTER)
+    return LABEL_STYLE
+
+
 def add_text(paragraph: Paragraph, text: str, east_asian: str | None, *, italic: bool = False) -> None:
-    """Append ``text`` to the paragraph as runs, bold where the Markdown said ``**bold**``."""
-    for piece, bold in bold_segments(text):
-        run = paragraph.add_run(piece)
-        run.bold = bold or None
+    """Append ``text`` to the paragraph as runs: bold for ``**bold**``, the label style for ```labels```."""
+    for piece in inline_runs(text):
+        run = paragraph.add_run(piece.text, style=_label_style(paragraph) if piece.label else None)
+        run.bold = piece.bold or None
         if italic:
             run.italic = True
         set_east_asian(run, east_asian)

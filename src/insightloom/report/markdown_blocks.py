@@ -1,8 +1,9 @@
 """Parse the small Markdown subset the Reporter writes into blocks.
 
 The subset: ``# Title`` (first line), ``##``/``###`` headings, paragraphs, ``- `` bullets (and ``1.`` items),
-``![alt](charts/x.png)`` images on their own line, pipe tables and ``**bold**``. Anything richer is rendered as plain
-text rather than rejected: a report with a stray construct is still better delivered than refused.
+``![alt](charts/x.png)`` images on their own line, pipe tables, ``**bold**`` and ```label``` (a name or code, shown
+as plain text but marked as a label so the number checks skip it). Anything richer is rendered as plain text rather
+than rejected: a report with a stray construct is still better delivered than refused.
 """
 
 from __future__ import annotations
@@ -11,10 +12,22 @@ import logging
 import re
 from dataclasses import dataclass, field
 
+from insightloom.calc_refs import CALC_REF_RE
+
 logger = logging.getLogger(__name__)
 
-CALC_REF_RE = re.compile(r"\{\{\s*calc\s*:\s*([^{}\s]+?)\s*\}\}")
-_HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+__all__ = [
+    "CALC_REF_RE",
+    "HEADING_RE",
+    "Block",
+    "InlineRun",
+    "inline_runs",
+    "parse_markdown",
+    "plain_text",
+    "split_row",
+]
+
+HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _BULLET_RE = re.compile(r"^\s*[-*+]\s+(.*)$")
 _ORDERED_RE = re.compile(r"^\s*\d{1,3}[.)]\s+(.*)$")
 _IMAGE_RE = re.compile(r"^\s*!\[(.*?)\]\((.+?)\)\s*$")
@@ -40,12 +53,6 @@ class Block:
     level: int = 0
     path: str = ""
     rows: list[list[str]] = field(default_factory=list)
-
-    def texts(self) -> list[str]:
-        """Every text of the block that may hold ``{{calc:ID}}`` references, in reading order."""
-        if self.kind == "table":
-            return [cell for row in self.rows for cell in row]
-        return [] if self.kind == "image" else [self.text]
 
 
 def split_row(line: str) -> list[str]:
@@ -98,7 +105,7 @@ def parse_markdown(markdown: str) -> list[Block]:
         if not line.strip() or line.strip().startswith("```") or _RULE_RE.match(line):
             flush()
             continue
-        if match := _HEADING_RE.match(line):
+        if match := HEADING_RE.match(line):
             flush()
             blocks.append(Block("heading", text=match.group(2), level=len(match.group(1))))
         elif match := _IMAGE_RE.match(line):
@@ -121,19 +128,47 @@ def parse_markdown(markdown: str) -> list[Block]:
 _CODE_RE = re.compile(r"`([^`\n]+)`")
 
 
-def bold_segments(text: str) -> list[tuple[str, bool]]:
-    """Split text on ``**bold**`` into ``(text, is_bold)`` pieces, dropping empty ones.
+@dataclass(frozen=True)
+class InlineRun:
+    """One piece of inline text as the DOCX prints it.
 
-    Inline code (backticks) is shown as its plain text: a report is prose, not source code.
+    Attributes:
+        text: The text, without Markdown markup.
+        bold: From ``**bold**``.
+        label: From ```backticks```: a name or code (a column, a product code), not a claim.
     """
-    text = _CODE_RE.sub(r"\1", text)
-    pieces: list[tuple[str, bool]] = []
+
+    text: str
+    bold: bool = False
+    label: bool = False
+
+
+def _label_runs(text: str, bold: bool) -> list[InlineRun]:
+    runs: list[InlineRun] = []
+    last = 0
+    for match in _CODE_RE.finditer(text):
+        runs += [InlineRun(text[last : match.start()], bold), InlineRun(match.group(1), bold, label=True)]
+        last = match.end()
+    runs.append(InlineRun(text[last:], bold))
+    return runs
+
+
+def inline_runs(text: str) -> list[InlineRun]:
+    """Split text on ``**bold**`` and then on ```labels```, dropping empty pieces."""
+    runs: list[InlineRun] = []
     last = 0
     for match in _BOLD_RE.finditer(text):
-        if match.start() > last:
-            pieces.append((text[last : match.start()], False))
-        pieces.append((match.group(1), True))
+        runs += _label_runs(text[last : match.start()], False) + _label_runs(match.group(1), True)
         last = match.end()
-    if last < len(text):
-        pieces.append((text[last:], False))
-    return [(piece, bold) for piece, bold in pieces if piece]
+    runs += _label_runs(text[last:], False)
+    return [run for run in runs if run.text]
+
+
+def plain_text(text: str) -> tuple[str, list[tuple[int, int]]]:
+    """The text as printed (markup removed) and the offsets of its label runs."""
+    printed, spans = "", []
+    for run in inline_runs(text):
+        if run.label:
+            spans.append((len(printed), len(printed) + len(run.text)))
+        printed += run.text
+    return printed, spans

@@ -1,9 +1,10 @@
 """Render the Reporter's Markdown into final_report.docx, filling verified values with citation markers.
 
 The Reporter never types a digit for a tracked number; it writes ``{{calc:ID}}``. Here each reference becomes the
-value formatted by the shared rule plus ``[N]`` (numbered by first appearance). A reference to an unknown or
-unverified calculation makes the whole render refuse, listing every offending reference at once, so the Reporter
-can fix them all in one rewrite and such values never reach the document.
+value formatted by the shared rule plus ``[N]`` (numbered by first appearance). The whole render refuses, listing
+every offending passage at once so the Reporter can fix them all in one rewrite, when a reference names an unknown
+or unverified calculation, when a near miss (``{calc:x}``) would be printed literally, and when prose holds a typed
+number: the same numbers the audit would flag as A (``report.labels`` is the one rule for both).
 """
 
 from __future__ import annotations
@@ -18,18 +19,29 @@ from typing import Any
 
 from docx import Document
 
+from insightloom.calc_refs import CALC_REF_RE, closest_ids, find_near_misses, reference
 from insightloom.errors import RenderRefused
 from insightloom.fileio import write_json, write_text_atomic
 from insightloom.fonts import INSTALL_HINT, find_cjk_font
 from insightloom.report import docx_build as build
 from insightloom.report.calcinfo import CalcInfo, load_calc_info
-from insightloom.report.markdown_blocks import CALC_REF_RE, Block, parse_markdown
+from insightloom.report.labels import Labels, is_label_cell, load_labels, uncited_claims
+from insightloom.report.limitations import with_limitations
+from insightloom.report.markdown_blocks import Block, parse_markdown, plain_text
 from insightloom.report.pdf import docx_to_pdf
 from insightloom.validation.jobfiles import CITATIONS_FILE, load_citations
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["RenderResult", "describe_problem", "docx_to_pdf", "references_heading", "render_report"]
+__all__ = [
+    "RenderResult",
+    "check_markdown",
+    "describe_problem",
+    "docx_to_pdf",
+    "references_heading",
+    "refuse_if_problems",
+    "render_report",
+]
 
 DOCX_NAME = "final_report.docx"
 MARKDOWN_NAME = "report.md"
@@ -75,28 +87,68 @@ def _excerpt(text: str, start: int) -> str:
     return ("..." if lo else "") + snippet + ("..." if lo + _EXCERPT < len(text) else "")
 
 
+@dataclass(frozen=True)
+class _Place:
+    """One text of the report and where it is, as a refusal names it.
+
+    Attributes:
+        section: The heading above it, as printed.
+        where: ``paragraph 2``, ``table 1 row 2 col 3``, ``heading``...
+        text: The Markdown text.
+        prose: Its numbers are claims (paragraphs, list items, table body cells; not headings or label cells).
+        printed: The renderer fills references in it (image alt text is not).
+    """
+
+    section: str
+    where: str
+    text: str
+    prose: bool = False
+    printed: bool = True
+
+
+def _places(blocks: list[Block], title: str) -> list[_Place]:
+    """Every text of the report in reading order, the title first; text above the first heading is the title's."""
+    section, paragraphs, tables = plain_text(title)[0].strip() or "(title)", 0, 0
+    places = [_Place(section, "title", title)]
+    for block in blocks:
+        if block.kind == "heading":
+            section, paragraphs = plain_text(block.text)[0].strip(), 0
+            places.append(_Place(section, "heading", block.text))
+        elif block.kind == "table":
+            tables += 1
+            places += [
+                _Place(section, f"table {tables} row {r + 1} col {c + 1}", cell, prose=not is_label_cell(r, c))
+                for r, row in enumerate(block.rows)
+                for c, cell in enumerate(row)
+            ]
+        elif block.kind == "image":
+            places.append(_Place(section, "image alt text", block.text, printed=False))
+        else:
+            paragraphs += 1
+            places.append(_Place(section, f"paragraph {paragraphs}", block.text, prose=True))
+    return places
+
+
 def _assign_markers(
-    blocks: list[Block], title: str, calcs: dict[str, CalcInfo], missing: str = "unknown"
+    places: list[_Place], calcs: dict[str, CalcInfo], missing: str = "unknown"
 ) -> tuple[dict[str, str], list[dict[str, Any]]]:
     """Number every reference by first appearance and collect the ones that may not be printed."""
     markers: dict[str, str] = {}
     problems: list[dict[str, Any]] = []
     seen: set[tuple[str, str, str]] = set()
-    section = "(title)"
-    texts = [("(title)", title)]
-    for block in blocks:
-        if block.kind == "heading":
-            section = block.text
-        texts += [(section, text) for text in block.texts()]
-    for where, text in texts:
-        for match in CALC_REF_RE.finditer(text):
+    for place in places:
+        if not place.printed:
+            continue
+        for match in CALC_REF_RE.finditer(place.text):
             calc_id = match.group(1)
             info = calcs.get(calc_id)
             if info is None or info.status != "verified":
                 status = missing if info is None else info.status
-                excerpt = _excerpt(text, match.start())
-                problem = {"calc_id": calc_id, "status": status, "section": where, "excerpt": excerpt}
-                key = (calc_id, where, problem["excerpt"])
+                excerpt = _excerpt(place.text, match.start())
+                problem = {"kind": "reference", "calc_id": calc_id, "status": status, "section": place.section}
+                closest = closest_ids(calc_id, calcs) if info is None else []
+                problem.update(where=place.where, excerpt=excerpt, closest=closest)
+                key = (calc_id, place.section, excerpt)
                 if key not in seen:
                     seen.add(key)
                     problems.append(problem)
@@ -105,29 +157,119 @@ def _assign_markers(
     return markers, problems
 
 
+def _near_miss_problems(places: list[_Place]) -> list[dict[str, Any]]:
+    """Almost-references (``{calc:x}``, ``{{Calc:x}}``...) that would be printed literally."""
+    return [
+        {
+            "kind": "near_miss",
+            "written": miss.written,
+            "calc_id": miss.calc_id,
+            "advice": miss.advice(),
+            "section": place.section,
+            "where": place.where,
+            "excerpt": _excerpt(place.text, miss.start),
+        }
+        for place in places
+        for miss in find_near_misses(place.text)
+    ]
+
+
+def _typed_number_problems(
+    places: list[_Place], markers: dict[str, str], calcs: dict[str, CalcInfo], labels: Labels
+) -> list[dict[str, Any]]:
+    """Numbers typed as digits in prose: exactly what the audit would flag as A in the rendered DOCX."""
+    printed = {marker: calcs[calc_id].formatted() for calc_id, marker in markers.items()}
+    problems = []
+    for place in places:
+        if not place.prose:
+            continue
+        text, label_spans = plain_text(_substitute(place.text, markers, calcs))
+        for token in uncited_claims(text, labels, protected=label_spans, printed=printed):
+            at = place.text.find(token.text.lstrip("-"))
+            excerpt = _excerpt(place.text, at) if at >= 0 else _excerpt(text, token.start)
+            problem = {"kind": "typed_number", "number": token.text, "section": place.section, "where": place.where}
+            problems.append({**problem, "excerpt": excerpt})
+    return problems
+
+
 def describe_problem(problem: dict[str, Any]) -> str:
-    """One refused reference in words: which calculation, why it may not be printed, and in which passage."""
+    """One refused passage in words: what is wrong, where, and the fix."""
+    where = f"section '{problem['section']}', {problem.get('where') or 'text'}: \"{problem['excerpt']}\""
+    kind = problem.get("kind", "reference")
+    if kind == "typed_number":
+        return (
+            f"typed number '{problem['number']}' in {where}. Replace it with the {{{{calc:<id>}}}} reference of a "
+            "verified calculation, or delete it (a name or code that holds digits goes in `backticks`)"
+        )
+    if kind == "near_miss":
+        return f"{problem['written']} is not a reference ({where}): {problem['advice']}"
     state = {
         "unknown": "is not a tracked calculation",
         _UNVALIDATED: f"cannot be checked ({CITATIONS_FILE} is missing: run validation first)",
     }.get(problem["status"], f"has status '{problem['status']}'")
-    return f"{{{{calc:{problem['calc_id']}}}}} {state}; section '{problem['section']}': \"{problem['excerpt']}\""
+    closest = problem.get("closest") or []
+    if problem["status"] == "unknown" and closest:
+        state += f" (closest tracked ids: {', '.join(closest)})"
+    return f"{reference(problem['calc_id'])} {state}; {where}"
 
 
 def _refuse(problems: list[dict[str, Any]]) -> None:
-    lines = [f"The report references {len(problems)} value(s) that may not be printed:"]
+    lines = [f"The report has {len(problems)} passage(s) that may not be printed:"]
     lines += [f"- {describe_problem(p)}" for p in problems]
     exc = RenderRefused(
         "\n".join(lines),
-        "Rewrite those sentences without the value (or cite a verified calculation); "
-        "only verified calculations can be printed.",
+        "Rewrite those passages: cite only verified calculations as {{calc:ID}} and never type a number; "
+        "drop a value that cannot be cited.",
     )
     exc.problems = problems  # type: ignore[attr-defined]
     raise exc
 
 
 def _substitute(text: str, markers: dict[str, str], calcs: dict[str, CalcInfo]) -> str:
-    return CALC_REF_RE.sub(lambda m: f"{calcs[m.group(1)].formatted()} {markers[m.group(1)]}", text)
+    """References filled in; a refused one prints nothing (the render is refused anyway)."""
+
+    def value(match: re.Match[str]) -> str:
+        calc_id = match.group(1)
+        return f"{calcs[calc_id].formatted()} {markers[calc_id]}" if calc_id in markers else ""
+
+    return CALC_REF_RE.sub(value, text)
+
+
+def _title_and_blocks(markdown: str, title: str | None) -> tuple[str, list[Block]]:
+    blocks = parse_markdown(markdown)
+    if blocks and blocks[0].kind == "heading" and blocks[0].level == 1:
+        title = title or blocks.pop(0).text
+    return title or "Analysis Report", blocks
+
+
+def _check(
+    blocks: list[Block], title: str, job_dir: Path
+) -> tuple[dict[str, str], dict[str, CalcInfo], list[dict[str, Any]]]:
+    """Markers, calculations and every problem that blocks printing: bad references, near misses, typed numbers."""
+    calcs = load_calc_info(job_dir, required=False)
+    validated = (job_dir / CITATIONS_FILE).is_file()
+    places = _places(blocks, title)
+    markers, problems = _assign_markers(places, calcs, "unknown" if validated else _UNVALIDATED)
+    problems += _near_miss_problems(places)
+    problems += _typed_number_problems(places, markers, calcs, load_labels(job_dir))
+    return markers, calcs, problems
+
+
+def check_markdown(markdown: str, job_dir: Path) -> list[dict[str, Any]]:
+    """The problems that would make :func:`render_report` refuse ``markdown`` (a whole report or one section)."""
+    title, blocks = _title_and_blocks(markdown, None)
+    return _check(blocks, title, Path(job_dir))[2]
+
+
+def refuse_if_problems(markdown: str, job_dir: Path) -> None:
+    """Raise the render's own refusal for ``markdown`` without writing anything.
+
+    Raises:
+        RenderRefused: As :func:`render_report` would; ``err.problems`` lists each passage.
+    """
+    problems = check_markdown(markdown, job_dir)
+    if problems:
+        _refuse(problems)
 
 
 def _resolve_chart(job_dir: Path, written: str) -> Path | None:
@@ -237,18 +379,15 @@ def render_report(
         The :class:`RenderResult`.
 
     Raises:
-        RenderRefused: A reference names an unknown or non-verified calculation; ``err.problems`` lists each one.
-            Only report.md is written then.
+        RenderRefused: A reference names an unknown or non-verified calculation, a near miss such as
+            ``{calc:x}`` would be printed literally, or a number is typed in prose instead of referenced;
+            ``err.problems`` lists each one. Only report.md is written then.
     """
     job_dir = Path(job_dir)
     write_text_atomic(job_dir / MARKDOWN_NAME, markdown, beneath=job_dir)
-    blocks = parse_markdown(markdown)
-    if blocks and blocks[0].kind == "heading" and blocks[0].level == 1:
-        title = title or blocks.pop(0).text
-    title = title or "Analysis Report"
-    calcs = load_calc_info(job_dir, required=False)
-    validated = (job_dir / CITATIONS_FILE).is_file()
-    markers, problems = _assign_markers(blocks, title, calcs, "unknown" if validated else _UNVALIDATED)
+    title, blocks = _title_and_blocks(markdown, title)
+    blocks = with_limitations(blocks, job_dir, is_korean(markdown))
+    markers, calcs, problems = _check(blocks, title, job_dir)
     if problems:
         _refuse(problems)
 

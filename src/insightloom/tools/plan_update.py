@@ -1,36 +1,57 @@
-"""``update_plan``: the Tracker ticks plan items by their exact wording."""
+"""``update_plan``: the Tracker ticks the plan items the job files show were done, and marks the not-possible ones.
+
+The rules live in :mod:`.completion`; this wrapper writes the plan, records not-possible items in ``job.json`` and
+words the result.
+"""
 
 from __future__ import annotations
+
+from typing import Any
 
 from strands import tool
 from strands.types.tools import AgentTool
 
 from ..errors import UnsafePathError
-from ..plan import check_items, parse_plan
+from ..plan import parse_plan
 from ..runtime import JobRuntime
+from .completion import Settlement, not_possible_records, settle_items
 from .tool_results import tool_error
+
+
+def _summary(result: Settlement) -> str:
+    text = f"Ticked {len(result.ticked)} item(s)."
+    if result.not_possible:
+        text += f" Marked {len(result.not_possible)} item(s) not possible ([~])."
+    text += f"\n## Plan Status\n{parse_plan(result.text).status_lines()}"
+    if result.refused:
+        text += "\nNot ticked:\n" + "\n".join(f"- {line}" for line in result.refused)
+    if result.notes:
+        text += "\nAlready settled:\n" + "\n".join(f"- {line}" for line in result.notes)
+    return text
 
 
 def make_update_plan(rt: JobRuntime) -> AgentTool:
     @tool(name="update_plan")
-    def update_plan(items: list[str]) -> str | dict:
-        """Mark plan items done: flips '- [ ]' to '- [x]' for each item whose wording matches exactly.
+    def update_plan(
+        items: list[str] | None = None, not_possible: list[str | dict[str, str]] | None = None
+    ) -> str | dict[str, Any]:
+        """Settle plan items: '- [ ]' becomes '- [x]' for each completed item whose work the job files show,
+        or '- [~] <item> — not possible: <reason>' for each item the agent reported as not possible.
 
         Args:
-            items: The exact wording of each completed item, as listed under Completed Tasks.
+            items: The wording of each completed item, as listed under Completed Tasks (copied from the plan).
+            not_possible: Items the agent reported as not possible, each "<exact item> — not possible: <reason>".
         """
-        new_plan, flipped, missing = check_items(rt.state.full_plan, items)
-        try:
-            rt.job.write_text("plan.md", new_plan)
-        except UnsafePathError as exc:
-            return tool_error(str(exc))
-        rt.state.set_plan(new_plan)
-        status = parse_plan(new_plan).status_lines()
-        text = f"Ticked {len(flipped)} item(s).\n## Plan Status\n{status}"
-        if missing:
-            text += "\nNot found among open items (check the exact wording): " + "; ".join(missing)
-            if not flipped and items:
-                return tool_error(text)
-        return text
+        result = settle_items(rt.root, rt.state.full_plan, items or [], not_possible or [])
+        if result.changed:
+            try:
+                rt.job.write_text("plan.md", result.text)
+                if result.not_possible:
+                    rt.job.update(not_possible=not_possible_records(result.text))
+            except UnsafePathError as exc:
+                return tool_error(str(exc))
+            rt.state.set_plan(result.text)
+        text = _summary(result)
+        return tool_error(text) if result.refused and not result.changed else text
 
     return update_plan

@@ -1,4 +1,4 @@
-"""Deterministic tools of the Validator, Reporter and Auditor: re-check, render and audit."""
+"""Deterministic tools of the Validator, Reporter and Auditor: re-check, render (whole or by section) and audit."""
 
 from __future__ import annotations
 
@@ -8,9 +8,11 @@ from strands import tool
 from strands.types.tools import AgentTool
 
 from ..errors import InsightloomError, RenderRefused
+from ..plan import parse_plan
 from ..report.audit import audit_report as run_audit
-from ..report.render import describe_problem
+from ..report.render import describe_problem, refuse_if_problems
 from ..report.render import render_report as run_render
+from ..report.sections import assemble, load_sections, section_from_call, split_sections, store_sections
 from ..runtime import JobRuntime
 from ..validation import validate_job
 from .tool_results import tool_error
@@ -34,36 +36,99 @@ def make_validate_calculations(rt: JobRuntime) -> AgentTool:
     return validate_calculations
 
 
-def _refusal_text(exc: RenderRefused) -> str:
-    """The refusal as the Reporter sees it: every refused reference, then what to do (rewrite, never type it)."""
-    lines = ["Render refused. Rewrite these passages without the references (or with verified ones) and call again:"]
+_SECTION_RETRY = (
+    "The report is stored by section: resend only a failing section with render_section(heading, markdown), "
+    "then call render_report() with no markdown."
+)
+
+
+def _refusal_text(exc: RenderRefused, *, whole: bool) -> str:
+    """The refusal as the Reporter sees it: every refused passage, then what to do (rewrite, never type it)."""
+    lines = ["Render refused. Rewrite these passages and call again:"]
     lines += [f"- {describe_problem(problem)}" for problem in getattr(exc, "problems", []) or []]
     if len(lines) == 1:
         lines.append(str(exc))
     lines.append("Only verified calculations can be printed; never type the number as digits instead.")
+    if whole:
+        lines.append(_SECTION_RETRY)
     return "\n".join(lines)
+
+
+def _plan_title(rt: JobRuntime) -> str | None:
+    """The plan's report title, for a report assembled from sections that has no ``# `` section of its own."""
+    if not rt.state.full_plan:
+        return None
+    return parse_plan(rt.state.full_plan).title.strip() or None
+
+
+def _render(rt: JobRuntime, markdown: str) -> str:
+    result = run_render(markdown, rt.root, status_note=rt.status_note)
+    return (
+        f"Rendered final_report.docx with {len(result.markers)} cited calculations, "
+        f"{len(result.charts)} charts and {result.tables} tables."
+    )
 
 
 def make_render_report(rt: JobRuntime) -> AgentTool:
     @tool(name="render_report")
-    def render_report(markdown: str) -> str | dict:
-        """Render the report Markdown into final_report.docx, replacing each {{calc:ID}} by its verified value.
+    def render_report(markdown: str = "") -> str | dict:
+        """Render the report into final_report.docx, replacing each {{calc:ID}} by its verified value.
 
         Args:
-            markdown: The whole report in Markdown, numbers only as {{calc:ID}} references.
+            markdown: The whole report in Markdown, numbers only as {{calc:ID}} references. Leave it empty to
+                render the sections stored with render_section, in order.
         """
+        whole = bool(markdown.strip())
         try:
-            result = run_render(markdown, rt.root, status_note=rt.status_note)
+            if whole:
+                store_sections(rt.root, split_sections(markdown), replace_all=True)
+            else:
+                sections = load_sections(rt.root)
+                if not sections:
+                    return tool_error(
+                        "No sections are stored yet. Fix: call render_section(heading, markdown) for each section "
+                        "first, or pass the whole report as render_report(markdown)."
+                    )
+                markdown = assemble(sections, _plan_title(rt))
+            return _render(rt, markdown)
         except RenderRefused as exc:
-            return tool_error(_refusal_text(exc))
+            return tool_error(_refusal_text(exc, whole=whole))
         except InsightloomError as exc:
             return tool_error(str(exc))
-        return (
-            f"Rendered final_report.docx with {len(result.markers)} cited calculations, "
-            f"{len(result.charts)} charts and {result.tables} tables."
-        )
 
     return render_report
+
+
+def make_render_section(rt: JobRuntime) -> AgentTool:
+    @tool(name="render_section")
+    def render_section(heading: str, markdown: str) -> str | dict:
+        """Check one section of the report and store it; render_report() then renders all stored sections.
+
+        Calling it again with the same heading replaces that section, so a refused or audited section is resent
+        alone. It refuses a section exactly as render_report would (unverified or unknown references, near misses
+        such as {calc:x}, typed numbers), naming each passage.
+
+        Args:
+            heading: The section heading, e.g. "Executive summary" (or "## Executive summary"; "# Title" for the
+                title and the text under it).
+            markdown: The Markdown under the heading, numbers only as {{calc:ID}} references.
+        """
+        try:
+            stored = load_sections(rt.root)
+            new = section_from_call(heading, markdown, stored)
+            refuse_if_problems("\n".join(section.markdown() for section in new), rt.root)
+            sections = store_sections(rt.root, new)
+        except RenderRefused as exc:
+            return tool_error(_refusal_text(exc, whole=False))
+        except InsightloomError as exc:
+            return tool_error(str(exc))
+        order = "; ".join(section.heading or "(text above the first heading)" for section in sections)
+        return (
+            f"Stored section '{new[0].heading}'. Stored sections, in order: {order}. "
+            "Call render_report() with no markdown when every section is stored."
+        )
+
+    return render_section
 
 
 def make_audit_report(rt: JobRuntime) -> AgentTool:

@@ -56,6 +56,14 @@ class CheckOutcome:
 
 
 ConnectionFactory = Callable[[], Any]
+# No extension is ever installed or loaded for a check: Parquet is built in, and a script's sandbox has no home
+# folder to install into.
+CONNECT_CONFIG: dict[str, str | bool | int | float | list[str]] = {
+    "autoinstall_known_extensions": False,
+    "autoload_known_extensions": False,
+}
+_DUCKDB_HINTS = ("Did you mean", "Candidate bindings")
+_INTERNAL_NAME = re.compile(r"\b(sqlite_|duckdb_|pg_|information_schema)", re.IGNORECASE)  # never a job's view
 
 
 def _quote_ident(name: str) -> str:
@@ -118,7 +126,7 @@ def open_connection(
 
     All setup runs in one ``execute`` call so it costs one round trip however many inputs there are.
     """
-    con = factory() if factory is not None else duckdb.connect()
+    con = factory() if factory is not None else duckdb.connect(config=CONNECT_CONFIG)
     present = {name: path.resolve() for name, path in views.items() if path.is_file()}
     for name in views.keys() - present.keys():
         logger.warning("view %r: Parquet file %s is missing; checks using it will fail", name, views[name])
@@ -173,6 +181,16 @@ def _run_batch(con: Any, batch: Sequence[tuple[int, str]]) -> dict[int, CheckOut
     return {int(index): _decode(payload) for index, payload in rows}
 
 
+def duckdb_message(exc: Exception) -> str:
+    """DuckDB's error in one line: its first line, plus its own suggestion ("Did you mean ...", "Candidate
+    bindings: ...") when it gives one, since that names the fix."""
+    lines = [line.strip() for line in str(exc).strip().splitlines() if line.strip()]
+    if not lines:
+        return type(exc).__name__
+    hints = [line for line in lines[1:] if line.startswith(_DUCKDB_HINTS) and not _INTERNAL_NAME.search(line)]
+    return f"{lines[0]} ({hints[0]})" if hints else lines[0]
+
+
 def _run_split(con: Any, batch: Sequence[tuple[int, str]], stats: dict[str, int]) -> dict[int, CheckOutcome]:
     """Run a batch; on error, bisect until the failing checks run alone and report their own errors."""
     stats["queries"] += 1
@@ -180,8 +198,7 @@ def _run_split(con: Any, batch: Sequence[tuple[int, str]], stats: dict[str, int]
         return _run_batch(con, batch)
     except duckdb.Error as exc:
         if len(batch) == 1:
-            message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            return {batch[0][0]: CheckOutcome(error=f"the check failed in DuckDB: {message}")}
+            return {batch[0][0]: CheckOutcome(error=f"the check failed in DuckDB: {duckdb_message(exc)}")}
     middle = len(batch) // 2
     results = _run_split(con, batch[:middle], stats)
     results.update(_run_split(con, batch[middle:], stats))

@@ -20,11 +20,12 @@ from ..errors import InsightloomError
 from ..execution import get_runner, isolation_level
 from ..intake import ingest
 from ..jobs import JobFolder, read_json
-from ..plan import plan_problems
+from ..plan import normalise_plan, plan_problems
 from ..prompting import render_prompt
 from ..runtime import JobRuntime
 from ..timeutil import utc_now
 from ..tools import make_handoff
+from .supervising import run_rounds
 
 logger = logging.getLogger(__name__)
 
@@ -96,16 +97,21 @@ def _ask_planner(rt: JobRuntime, name: str, **values: object) -> str:
         "max_tokens": rt.settings.spec("planner").max_tokens,
     }
     prompt = render_prompt(name, rt.settings.prompts_dir, **{**base, **values})
+    # One agent for every attempt: a retry's conversation holds the rejected plan, so the Planner fixes that plan.
+    agent = build_agent("planner", rt, prompt)
     problems: list[str] = []
     for _ in range(MAX_PLAN_ATTEMPTS):
-        agent = build_agent("planner", rt, prompt)
         ask = (
-            "Write the plan." if not problems else "Your plan broke these rules; write it again: " + "; ".join(problems)
+            "Write the plan."
+            if not problems
+            else "Your plan above broke these rules: "
+            + "; ".join(problems)
+            + ". Write the whole plan again, in the plan format, with these fixed and nothing else changed."
         )
         plan = str(agent(ask)).strip()
         problems = plan_problems(plan)
         if not problems:
-            return plan + "\n"
+            return normalise_plan(plan)  # one canonical format for the Tracker and every agent
     raise InsightloomError(
         f"The Planner did not produce a valid plan: {'; '.join(problems)}.", "try again, or rephrase the request."
     )
@@ -154,7 +160,7 @@ def supervise(rt: JobRuntime) -> None:
     runner = get_runner(rt.settings.runner)
     runner.prestart(rt.root)  # the job's sandboxed server starts while the first model calls are made
     try:
-        agent("Execute the approved plan, one section at a time, until every item is checked.")
+        run_rounds(rt, agent)
     finally:
         runner.release(rt.root)
 
@@ -185,36 +191,40 @@ def export_pdf(rt: JobRuntime) -> None:
 
 REVIEW_NOTES = {
     "en": {
-        "audit": "Needs review: the audit still found citation markers that do not match their calculations after "
-        "the Reporter's retries (see audit_findings.json).",
+        "audit": "Needs review: after the Reporter's retries the audit still found numbers without a matching "
+        "citation (see audit_findings.json).",
         "unaudited": "Needs review: this report was not audited.",
-        "values": "Needs review: some tracked numbers did not match their independent re-computation and were left "
-        "out of this report (see validation_report.txt).",
+        "values": "Needs review: some numbers this report cites did not match their independent re-computation when "
+        "they were checked again (see validation_report.txt).",
     },
     "ko": {
-        "audit": "검토 필요: Reporter가 재시도한 뒤에도 감사에서 계산과 일치하지 않는 인용 표시가 발견되었습니다"
+        "audit": "검토 필요: Reporter가 재시도한 뒤에도 감사에서 올바른 인용이 없는 수치가 발견되었습니다"
         "(audit_findings.json 참고).",
         "unaudited": "검토 필요: 이 보고서는 감사를 거치지 않았습니다.",
-        "values": "검토 필요: 일부 수치가 독립 재계산과 일치하지 않아 보고서에서 제외되었습니다"
+        "values": "검토 필요: 이 보고서가 인용한 일부 수치가 다시 검증할 때 독립 재계산과 일치하지 않았습니다"
         "(validation_report.txt 참고).",
     },
 }
 
 
 def _review_reasons(rt: JobRuntime) -> list[str]:
-    """Why the finished report needs a human: the audit did not pass, or a number failed re-computation."""
-    from ..validation import NEEDS_REVIEW
-    from ..validation.jobfiles import load_citations
+    """Why the finished report needs a human: the audit did not pass, or a number it cites failed re-computation.
+
+    A ``needs_review`` number the report does not cite is only logged: the reader never sees it.
+    """
+    from ..validation import blocking_reviews
 
     audit = rt.job.path("audit_findings.json")
     verdict = read_json(audit).get("verdict") if audit.exists() else None
     reasons = [] if verdict == "pass" else ["audit" if verdict else "unaudited"]
     try:
-        citations = load_citations(rt.root, required=False) or {"citations": []}
+        blocking, uncited = blocking_reviews(rt.root)
     except InsightloomError as exc:
         logger.warning("cannot read citations.json: %s", exc)
-        citations = {"citations": []}
-    if any(c.get("verification_status") == NEEDS_REVIEW for c in citations["citations"]):
+        blocking, uncited = [], []
+    if uncited:
+        logger.info("needs_review but not cited by the report (not blocking): %s", ", ".join(uncited))
+    if blocking:
         reasons.append("values")
     return reasons
 

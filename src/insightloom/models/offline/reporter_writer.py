@@ -2,7 +2,8 @@
 
 It never types a digit: every number in the report comes from a verified calculation through the renderer. On an
 Auditor retry it patches only the flagged passages of its last ``report.md`` (from ``audit_findings.json``) and keeps
-every other line word for word; when the patched report cannot be rendered it writes the report afresh.
+every other line word for word; when the patched report cannot be rendered it writes the report afresh, leaving out
+the references and the typed numbers (say, from the request) that the refusal named.
 """
 
 from __future__ import annotations
@@ -12,10 +13,13 @@ import re
 from typing import Any
 
 from ...analysis_utils.result_notes import parse_results as parse_results_text
+from ...calc_refs import CALC_REF_RE as REF_RE
 from .conversation import Conversation, Reply, ToolExchange
 
-REF_RE = re.compile(r"\{\{\s*calc:([A-Za-z0-9_.\-]+)\s*\}\}")
 MAX_RENDERS = 4
+# The render refusal's lines (report.render.describe_problem): a reference that may not be printed, a typed number.
+_REFUSED_REF_RE = re.compile(r"^- \{\{calc:([^{}\s]+)\}\} (?:is not a tracked|has status|cannot be checked)", re.M)
+_TYPED_RE = re.compile(r"^- typed number '([^']+)'", re.M)
 _TRUNCATED = "more characters; call again with offset="
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?。])\s+")
 _WORDS: dict[str, dict[str, Any]] = {
@@ -139,8 +143,21 @@ def patch_report(markdown: str, findings_text: str) -> str:
             pattern = _typed(value, marker)
             lines = [_drop_sentences(line, pattern) if pattern.search(line) else line for line in lines]
         elif kind == "A" and value:
-            pattern = re.compile(rf"(?<![\w.,]){re.escape(str(value))}(?![\w])")
-            lines = [_drop_sentences(line, pattern) if pattern.search(REF_RE.sub("", line)) else line for line in lines]
+            lines = _drop_number(lines, str(value))
+    return "\n".join(lines) + "\n"
+
+
+def _drop_number(lines: list[str], value: str) -> list[str]:
+    """Drop the sentences (or empty the table cells) where ``value`` is typed outside any reference."""
+    pattern = re.compile(rf"(?<![\w.,]){re.escape(value)}(?![\w])")
+    return [_drop_sentences(line, pattern) if pattern.search(REF_RE.sub("", line)) else line for line in lines]
+
+
+def drop_typed_numbers(markdown: str, numbers: set[str]) -> str:
+    """The report without the passages holding numbers the renderer refused as typed."""
+    lines = markdown.splitlines()
+    for number in sorted(numbers):
+        lines = _drop_number(lines, number)
     return "\n".join(lines) + "\n"
 
 
@@ -187,7 +204,8 @@ def reporter(conv: Conversation) -> Reply:
     for path in ("all_results.txt", "citations.json"):
         if path not in reads:
             return Reply.call("file_read", path=path)
-    banned = {ref for e in renders for ref in REF_RE.findall(e.result)}
+    banned = {ref for e in renders for ref in _REFUSED_REF_RE.findall(e.result)}
+    typed = {number for e in renders for number in _TYPED_RE.findall(e.result)}
     markdown = compose(
         reads["all_results.txt"].result,
         reads["citations.json"].result,
@@ -196,4 +214,4 @@ def reporter(conv: Conversation) -> Reply:
         language=_language(conv),
         banned=banned,
     )
-    return Reply.call("render_report", markdown=markdown)
+    return Reply.call("render_report", markdown=drop_typed_numbers(markdown, typed))

@@ -21,7 +21,8 @@ def _next_role(conv: Conversation) -> str | None:
     """The role owning the first open plan section, from the latest Tracker report or the initial plan."""
     for exchange in reversed(conv.exchanges()):
         if exchange.name == "tracker":
-            rows = re.findall(r"^- (\w+): (\d+)/(\d+) \((open|done)\)", exchange.result, re.M)
+            # "- Coder: 8/8 (done)" or "- Coder: 8/8 (done, 1 not possible)": not-possible items count as settled
+            rows = re.findall(r"^- (\w+): (\d+)/(\d+) \((open|done)\b[^)]*\)", exchange.result, re.M)
             if rows:
                 open_rows = [
                     name.lower() for name, _, _, state in rows if state == "open" and name.lower() != "tracker"

@@ -1,0 +1,172 @@
+"""The report stored section by section, so a refused or audited passage is resent alone, not the whole report.
+
+A section is one heading and the Markdown under it up to the next heading of any level, so every heading a refusal
+or an audit finding names (``section 'Revenue by Region'``) is one stored section. They live in
+``report_sections/NN.md`` in report order. Storing a section whose heading is already stored replaces it in place;
+a new one goes after the section stored just before it (or at the end). A whole report rendered at once is stored
+the same way, so a later retry can patch just one of its sections.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from insightloom.errors import BadInputError
+from insightloom.fileio import read_text, write_text_atomic
+from insightloom.report.markdown_blocks import HEADING_RE, plain_text
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "SECTIONS_DIR",
+    "Section",
+    "assemble",
+    "load_sections",
+    "section_from_call",
+    "split_sections",
+    "store_sections",
+]
+
+SECTIONS_DIR = "report_sections"
+DEFAULT_LEVEL = 2
+_FILE_RE = re.compile(r"^\d{2,4}\.md$")
+
+
+@dataclass(frozen=True)
+class Section:
+    """One heading and the Markdown under it.
+
+    Attributes:
+        heading: The heading text as written (without the ``#`` marks); empty for text before the first heading.
+        level: 1 for the title, 2-6 for ``##``-``######``, 0 for text before the first heading.
+        body: The Markdown under the heading.
+    """
+
+    heading: str
+    level: int
+    body: str = ""
+
+    @property
+    def key(self) -> str:
+        """The heading as printed, compared without case or extra spaces (how a finding names the section)."""
+        return section_key(self.heading)
+
+    def markdown(self) -> str:
+        """The section as Markdown, heading line first."""
+        body = self.body.strip("\n")
+        if self.level == 0:
+            return body + "\n"
+        return f"{'#' * self.level} {self.heading}\n\n{body}\n" if body else f"{'#' * self.level} {self.heading}\n"
+
+
+def section_key(heading: str) -> str:
+    """``## `Revenue` by  Region`` and ``revenue by region`` name the same section."""
+    text = HEADING_RE.sub(r"\2", heading.strip())
+    return " ".join(plain_text(text)[0].split()).casefold()
+
+
+def split_sections(markdown: str) -> list[Section]:
+    """Cut Markdown at every heading line; text before the first heading is a level-0 section."""
+    sections: list[Section] = []
+    heading, level, body = "", 0, []
+    for line in markdown.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+        match = HEADING_RE.match(line)
+        if match is None:
+            body.append(line)
+            continue
+        if level or "\n".join(body).strip():
+            sections.append(Section(heading, level, "\n".join(body).strip("\n")))
+        heading, level, body = match.group(2), len(match.group(1)), []
+    if level or "\n".join(body).strip():
+        sections.append(Section(heading, level, "\n".join(body).strip("\n")))
+    return sections
+
+
+def section_from_call(heading: str, markdown: str, stored: list[Section]) -> list[Section]:
+    """The sections one ``render_section(heading, markdown)`` call holds: the named one, then its sub-sections.
+
+    ``heading`` may carry its ``#`` marks; without them a stored section's level is kept (else ``##``). A first line
+    of ``markdown`` that repeats the heading (in any case) is not printed twice: its wording and level are used.
+
+    Raises:
+        BadInputError: The heading is empty.
+    """
+    match = HEADING_RE.match(heading.strip())
+    text = (match.group(2) if match else heading).strip()
+    if not section_key(text):
+        raise BadInputError(
+            "render_section needs a heading.", "Pass the section's heading, e.g. render_section('Findings', '...')."
+        )
+    known = {s.key: s.level for s in stored}
+    level = len(match.group(1)) if match else known.get(section_key(text), DEFAULT_LEVEL)
+    parts = split_sections(markdown)
+    if parts and parts[0].level and parts[0].key == section_key(text):
+        repeated = parts.pop(0)  # the markdown repeated the heading line: print it as written there
+        text, level = repeated.heading, level if match else repeated.level
+        parts.insert(0, Section("", 0, repeated.body))
+    body = parts.pop(0).body if parts and parts[0].level == 0 else ""
+    return [Section(text, level, body), *parts]
+
+
+def store_sections(job_dir: Path, new: list[Section], *, replace_all: bool = False) -> list[Section]:
+    """Merge ``new`` into the stored sections (or replace them all) and write them; returns the stored list."""
+    if replace_all:  # a whole report, kept exactly as written (even with a heading used twice)
+        _write(Path(job_dir), new)
+        return list(new)
+    sections = load_sections(job_dir)
+    at = len(sections)
+    for section in new:
+        index = next((i for i, s in enumerate(sections) if s.key == section.key and s.level), None)
+        if index is not None:
+            sections[index] = section
+            at = index + 1
+        else:
+            sections.insert(at, section)
+            at += 1
+    _write(Path(job_dir), sections)
+    return sections
+
+
+def _folder(job_dir: Path) -> Path:
+    folder = job_dir / SECTIONS_DIR
+    if folder.is_symlink():
+        raise BadInputError(f"{folder} is a symbolic link.", f"Remove it; the renderer keeps {SECTIONS_DIR}/ itself.")
+    return folder
+
+
+def _write(job_dir: Path, sections: list[Section]) -> None:
+    folder = _folder(job_dir)
+    names = [f"{i:02d}.md" for i in range(1, len(sections) + 1)]
+    for name, section in zip(names, sections, strict=True):
+        write_text_atomic(folder / name, section.markdown(), beneath=job_dir)
+    for stale in folder.iterdir() if folder.is_dir() else []:
+        if _FILE_RE.match(stale.name) and stale.name not in names:
+            stale.unlink()  # unlinks a planted link itself, never its target
+
+
+def load_sections(job_dir: Path) -> list[Section]:
+    """The stored sections, in report order (empty when none are stored)."""
+    job_dir = Path(job_dir)
+    folder = _folder(job_dir)
+    if not folder.is_dir():
+        return []
+    files = sorted((p for p in folder.iterdir() if _FILE_RE.match(p.name)), key=lambda p: int(p.stem))
+    sections: list[Section] = []
+    for path in files:
+        parts = split_sections(read_text(path, beneath=job_dir))
+        if parts:
+            first = parts[0]
+            rest = "\n\n".join(part.markdown() for part in parts[1:])  # a hand-edited file may hold sub-headings
+            sections.append(Section(first.heading, first.level, "\n\n".join(p for p in (first.body, rest) if p)))
+    return sections
+
+
+def assemble(sections: list[Section], title: str | None) -> str:
+    """The whole report: a stored ``#`` section first (else ``# title``), then the others in order."""
+    head = next((s for s in sections if s.level == 1), None)
+    parts = [head.markdown() if head else f"# {title or 'Analysis Report'}\n"]
+    parts += [s.markdown() for s in sections if s is not head]
+    return "\n".join(parts)

@@ -1,0 +1,273 @@
+"""Evidence-checked completion: a plan item is ticked only when the job files show it was done.
+
+An agent's word is not enough for ``[x]``. What counts as evidence, per role:
+
+- Coder: a section of ``all_results.txt`` for the item (its ``plan_item``, wording normalised) that lists a
+  calculation tracked in ``calculation_metadata.json`` or a chart saved with ``save_chart`` under ``charts/``;
+- Validator: ``citations.json`` (``validate_calculations`` ran);
+- Reporter: ``final_report.docx``;
+- Auditor: ``audit_findings.json``.
+
+An agent may instead report an item as not possible, with a reason: it is marked ``[~]`` on its word, because an
+honest "cannot be done" needs no files. Job files are read without following links a script may have planted.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..analysis_utils.result_notes import RESULTS_FILE, ResultSection, parse_results
+from ..errors import InsightloomError
+from ..fileio import read_json, read_text
+from ..plan import (
+    DISPLAY,
+    Plan,
+    PlanItem,
+    PlanSection,
+    find_items,
+    parse_plan,
+    same_item,
+    set_items,
+    split_not_possible,
+)
+from ..validation.jobfiles import load_calculations, load_citations
+
+CODER_FIX = (
+    "append_result(..., plan_item=<exact item>) with a tracked calculation or a save_chart chart, "
+    "or report the item as not possible with a reason"
+)
+NOT_POSSIBLE_FORMAT = "'<exact item> — not possible: <reason>'"
+_MAX_LISTED = 8
+
+
+@dataclass
+class Settlement:
+    """What one ``update_plan`` call changed, and what it refused (each refusal names the fix)."""
+
+    text: str
+    ticked: list[str] = field(default_factory=list)
+    not_possible: list[tuple[str, str]] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.ticked or self.not_possible)
+
+
+def _regular_file(root: Path, rel: str) -> bool:
+    """Whether ``root/rel`` is a regular file reached without passing through a symbolic link."""
+    parts = Path(rel).parts
+    if not parts or any(part in (".", "..") or os.sep in part for part in parts) or Path(rel).is_absolute():
+        return False
+    current, mode = root, 0
+    for part in parts:
+        current = current / part
+        try:
+            mode = os.lstat(current).st_mode
+        except OSError:
+            return False
+        if stat.S_ISLNK(mode):
+            return False
+    return stat.S_ISREG(mode)
+
+
+def _results(root: Path) -> list[ResultSection]:
+    try:
+        return parse_results(read_text(root / RESULTS_FILE, beneath=root))
+    except FileNotFoundError:
+        return []
+
+
+def _tracked_ids(root: Path) -> set[str]:
+    try:
+        return {str(calc["id"]) for calc in load_calculations(root)}
+    except InsightloomError:
+        return set()
+
+
+def _chart_path(chart: str) -> str:
+    """A chart as listed (``charts/x.png``, ``./charts/x.png``, ``x.png``) as a path under ``charts/``."""
+    rel = chart.strip().removeprefix("./")
+    return rel if rel.startswith("charts/") else f"charts/{Path(rel).name}"
+
+
+def _saved_chart(root: Path, chart: str) -> bool:
+    """A PNG ``save_chart`` wrote: the image and its title/alt/caption sidecar both exist under ``charts/``."""
+    rel = _chart_path(chart)
+    return rel.endswith(".png") and _regular_file(root, rel) and _regular_file(root, rel[:-4] + ".json")
+
+
+def coder_evidence_problem(root: Path, item: str) -> str | None:
+    """None when ``all_results.txt`` shows the Coder did ``item``; otherwise what is missing and the fix."""
+    sections = [s for s in _results(root) if same_item(s.plan_item, item)]
+    if not sections:
+        return f"'{item}': all_results.txt has no section with plan_item matching this item. Fix: {CODER_FIX}."
+    tracked = _tracked_ids(root)
+    for section in sections:
+        if any(calc in tracked for calc in section.calculations) or any(_saved_chart(root, c) for c in section.charts):
+            return None
+    listed = [c for s in sections for c in s.calculations] + [c for s in sections for c in s.charts]
+    what = f"lists {', '.join(listed[:_MAX_LISTED])}, but" if listed else "lists"
+    return (
+        f"'{item}': its all_results.txt section {what} no calculation tracked in calculation_metadata.json and no "
+        f"chart saved with save_chart under charts/. Fix: {CODER_FIX}."
+    )
+
+
+def _file_problem(root: Path, item: str, rel: str, fix: str) -> str | None:
+    return None if _regular_file(root, rel) else f"'{item}': {rel} does not exist yet. Fix: {fix}."
+
+
+def _citations_problem(root: Path, item: str) -> str | None:
+    fix = "call validate_calculations() first, then list the item as completed"
+    try:
+        found = load_citations(root, required=False)
+    except InsightloomError as exc:
+        return f"'{item}': {exc.message}. Fix: {fix}."
+    return None if found is not None else f"'{item}': citations.json does not exist yet. Fix: {fix}."
+
+
+def _audit_problem(root: Path, item: str) -> str | None:
+    fix = "call audit_report() first, then list the item as completed"
+    if not _regular_file(root, "audit_findings.json"):
+        return f"'{item}': audit_findings.json does not exist yet. Fix: {fix}."
+    try:
+        read_json(root / "audit_findings.json", beneath=root)
+    except (OSError, ValueError, InsightloomError) as exc:
+        return f"'{item}': audit_findings.json cannot be read ({exc}). Fix: {fix}."
+    return None
+
+
+def evidence_problem(root: Path, role: str, item: str) -> str | None:
+    """None when the job files show ``role`` did ``item``; otherwise what is missing and the fix."""
+    if role == "coder":
+        return coder_evidence_problem(root, item)
+    if role == "validator":
+        return _citations_problem(root, item)
+    if role == "reporter":
+        return _file_problem(root, item, "final_report.docx", "render the report with render_report first")
+    if role == "auditor":
+        return _audit_problem(root, item)
+    return None
+
+
+def _listing(pairs: Sequence[tuple[PlanSection, PlanItem]]) -> str:
+    shown = [f"'{item.text}' ({DISPLAY[section.role]})" for section, item in pairs[:_MAX_LISTED]]
+    return "; ".join(shown) + ("; …" if len(pairs) > _MAX_LISTED else "")
+
+
+@dataclass
+class _Unresolved:
+    """Why an entry names no single open item; ``settled`` when it names one that needs nothing more."""
+
+    message: str
+    settled: bool = False
+
+    def record(self, out: Settlement) -> None:
+        (out.notes if self.settled else out.refused).append(self.message)
+
+
+def _resolve(plan: Plan, wanted: str) -> tuple[PlanSection, PlanItem] | _Unresolved:
+    """The one open item ``wanted`` names, or why not (not found, ambiguous, already settled)."""
+    candidates = find_items(plan, wanted)
+    open_ones = [(s, i) for s, i in candidates if not i.settled]
+    if len(open_ones) == 1:
+        return open_ones[0]
+    if len(open_ones) > 1:
+        return _Unresolved(
+            f"'{wanted}' matches several open items: {_listing(open_ones)}. Fix: pass one item's exact wording."
+        )
+    if candidates:
+        state = "marked not possible" if candidates[0][1].not_possible else "checked"
+        return _Unresolved(f"'{wanted}' is already {state}.", settled=True)
+    open_items = [(s, i) for s, i in plan.items() if not i.settled and s.role != "tracker"]
+    return _Unresolved(
+        f"'{wanted}': no open plan item has this wording. Fix: copy the item's exact wording from the plan"
+        + (f"; open items: {_listing(open_items)}." if open_items else "; every item is settled already.")
+    )
+
+
+def _as_pair(entry: str | dict[str, Any]) -> tuple[str, str]:
+    """An ``update_plan`` not-possible entry (text or ``{"item", "reason"}``) as ``(item, reason)``."""
+    if isinstance(entry, dict):
+        return str(entry.get("item", "")).strip(), str(entry.get("reason", "")).strip()
+    return split_not_possible(entry) or (entry.strip(), "")
+
+
+def _settle_done(root: Path, plan: Plan, wanted: str, taken: list[PlanItem], out: Settlement) -> None:
+    resolved = _resolve(plan, wanted)
+    if isinstance(resolved, _Unresolved):
+        resolved.record(out)
+        return
+    section, item = resolved
+    problem = evidence_problem(root, section.role, item.text)
+    if problem:
+        out.refused.append(problem)
+        return
+    item.checked = True
+    taken.append(item)
+    out.ticked.append(item.text)
+
+
+def _settle_not_possible(plan: Plan, entry: str | dict[str, Any], taken: list[PlanItem], out: Settlement) -> None:
+    wanted, reason = _as_pair(entry)
+    resolved = _resolve(plan, wanted)
+    if isinstance(resolved, _Unresolved):
+        resolved.record(out)
+        return
+    section, item = resolved
+    if not reason:
+        out.refused.append(f"'{item.text}': a not-possible item needs a reason. Fix: pass {NOT_POSSIBLE_FORMAT}.")
+        return
+    if section.role == "validator":
+        out.refused.append(
+            f"'{item.text}': the Validator's item cannot be marked not possible; every number must be re-computed. "
+            "Fix: call the validator, which lists the item as completed once validate_calculations() ran."
+        )
+        return
+    item.not_possible, item.reason = True, " ".join(reason.split())
+    taken.append(item)
+    out.not_possible.append((item.text, item.reason))
+
+
+def settle_items(
+    root: Path, plan_text: str, items: Sequence[str], not_possible: Sequence[str | dict[str, Any]] = ()
+) -> Settlement:
+    """Tick the items the job files show were done and mark the not-possible ones; refuse the rest.
+
+    Args:
+        root: The job folder, where the evidence lives.
+        plan_text: The current plan.
+        items: Wordings of items reported completed (normalised matching; an entry written
+            ``<item> — not possible: <reason>`` is taken as a not-possible report).
+        not_possible: ``"<item> — not possible: <reason>"`` entries, or ``{"item", "reason"}`` dicts.
+
+    Returns:
+        The new plan text and what was ticked, marked, refused (with fixes) or already settled.
+    """
+    plan = parse_plan(plan_text)
+    out = Settlement(plan_text)
+    taken: list[PlanItem] = []
+    reported_impossible = [entry for entry in items if split_not_possible(entry)]
+    for wanted in items:
+        if wanted not in reported_impossible:
+            _settle_done(root, plan, wanted, taken, out)
+    for entry in [*not_possible, *reported_impossible]:
+        _settle_not_possible(plan, entry, taken, out)
+    out.text = set_items(plan_text, taken)
+    return out
+
+
+def not_possible_records(plan_text: str) -> list[dict[str, str]]:
+    """Every not-possible item as ``{"item", "reason", "role"}``, for ``job.json``."""
+    return [
+        {"item": item.text, "reason": item.reason, "role": section.role}
+        for section, item in parse_plan(plan_text).items()
+        if item.not_possible
+    ]

@@ -1,0 +1,108 @@
+"""The supervising loop: call the Supervisor again while plan items are open and the last round made progress.
+
+A real model sometimes ends its turn with text while items are still open ("I have started the analysis"). One
+call would then fail a job that was moving. So after each round the job folder is compared with the round before:
+an item ticked or settled, a new tracked calculation or a new render counts as progress and earns another round,
+with a short message naming the open items. A round that changed nothing ends the job ``failed``, naming the stuck
+items; ``max_supervisor_rounds`` bounds the whole.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..errors import PlanStuck
+from ..plan import DISPLAY, parse_plan
+from ..runtime import JobRuntime
+
+logger = logging.getLogger(__name__)
+
+FIRST_TASK = "Execute the approved plan, one section at a time, until every item is checked."
+_SHOWN_ITEMS = 8
+
+
+@dataclass(frozen=True)
+class Progress:
+    """What a round can change: settled plan items, tracked calculations and renders of the report."""
+
+    settled: int
+    calculations: int
+    render: int
+
+
+def open_items(plan_text: str) -> list[str]:
+    """``Role: item`` for every open item, in plan order. A Tracker section is skipped: nobody ticks the Tracker's
+    own items, and they never blocked anything."""
+    plan = parse_plan(plan_text)
+    return [
+        f"{DISPLAY.get(s.role, s.role)}: {text}" for s in plan.sections if s.role != "tracker" for text in s.unchecked()
+    ]
+
+
+def _count_calculations(rt: JobRuntime) -> int:
+    path = rt.job.path("calculation_metadata.json")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return 0  # absent or being rewritten: progress is then seen in the plan or the render
+    calcs = data.get("calculations") if isinstance(data, dict) else None
+    return len(calcs) if isinstance(calcs, list) else 0
+
+
+def _render_stamp(rt: JobRuntime) -> int:
+    docx = rt.job.path("final_report.docx")
+    try:
+        return docx.lstat().st_mtime_ns
+    except OSError:
+        return 0
+
+
+def snapshot(rt: JobRuntime) -> Progress:
+    plan = parse_plan(rt.state.full_plan)
+    settled = sum(len(s.items) - len(s.unchecked()) for s in plan.sections)
+    return Progress(settled, _count_calculations(rt), _render_stamp(rt))
+
+
+def next_task(items: list[str]) -> str:
+    """The short message that starts another round."""
+    shown = "; ".join(items[:_SHOWN_ITEMS]) + (
+        f"; and {len(items) - _SHOWN_ITEMS} more" if len(items) > _SHOWN_ITEMS else ""
+    )
+    return (
+        f"The plan still has {len(items)} open item(s): {shown}. Continue: call the agent that owns the first open "
+        "item, then the tracker. If an item cannot be done, have its agent report it as not possible with a reason."
+    )
+
+
+def run_rounds(rt: JobRuntime, call: Callable[[str], object]) -> int:
+    """Call the Supervisor until the plan is settled; returns the rounds used.
+
+    Raises:
+        PlanStuck: A round made no progress, or the rounds ran out, with items still open.
+    """
+    limit = rt.settings.max_supervisor_rounds
+    task = FIRST_TASK
+    for round_no in range(1, limit + 1):
+        before = snapshot(rt)
+        call(task)
+        items = open_items(rt.state.full_plan)
+        if not items:
+            return round_no
+        if snapshot(rt) == before:
+            raise PlanStuck(
+                f"The Supervisor stopped with {len(items)} plan item(s) open and its last round changed nothing: "
+                + "; ".join(items[:_SHOWN_ITEMS]),
+                "look at the agents' transcripts (transcripts/) for why; resume with `insightloom resume` once the "
+                "cause is fixed, or revise the plan so each item can be done or reported as not possible.",
+            )
+        logger.info(
+            "job %s: supervisor round %d left %d open item(s); calling it again", rt.job.id, round_no, len(items)
+        )
+        task = next_task(items)
+    raise PlanStuck(
+        f"The plan still has open items after {limit} Supervisor rounds: " + "; ".join(open_items(rt.state.full_plan)),
+        f"raise max_supervisor_rounds (it is {limit}) in insightloom.yaml, or resume with `insightloom resume`.",
+    )

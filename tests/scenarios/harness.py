@@ -1,0 +1,98 @@
+"""Run one whole offline job with LLM-like deviations in chosen roles, and judge its outcome.
+
+The outcome classes are the issue's: a job ends ``completed`` with every printed number verified and cited (checked
+by the e2e tests' independent checker, not by the product's audit alone), or it ends ``needs_review`` or ``failed``
+with a reason that names the cause. Nothing in between, and nothing may crash.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from llm_like import Deviation, LlmLike
+
+from insightloom.agents import factory
+from insightloom.config import Settings
+from insightloom.models.offline.conversation import ToolExchange
+from insightloom.workflow import AutoApprove, JobOptions, run_job
+from insightloom.workflow.pipeline import JobOutcome
+from small_sales import write_small_sales_csv
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "e2e"))
+from jobcheck import body_text, check_job  # the e2e tests' independent checker
+
+REQUEST = "Analyze this sales data and write a report"
+
+
+@dataclass
+class ScenarioRun:
+    outcome: JobOutcome
+    job_dir: Path
+    models: dict[str, LlmLike]
+
+    def results(self, role: str, tool: str | None = None) -> list[ToolExchange]:
+        """Every tool exchange the role's model saw in its last conversation of each invocation."""
+        seen: dict[str, ToolExchange] = {}
+        for conv in self.models[role].seen:
+            for index, exchange in enumerate(conv.exchanges()):
+                if tool is None or exchange.name == tool:
+                    seen[f"{conv.messages[0]!r}:{index}"] = exchange
+        return list(seen.values())
+
+    def errors(self, role: str, tool: str | None = None) -> list[str]:
+        return [e.result for e in self.results(role, tool) if e.status == "error"]
+
+    def job(self) -> dict[str, Any]:
+        return json.loads((self.job_dir / "job.json").read_text(encoding="utf-8"))
+
+
+def run_scenario(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    deviations: dict[str, Deviation],
+    *,
+    csv: Path | None = None,
+    request: str = REQUEST,
+    **settings: Any,
+) -> ScenarioRun:
+    """One job on a small sales table; ``deviations`` maps a role to its deviation, other roles behave."""
+    models: dict[str, LlmLike] = {}
+
+    def make_model(spec, role, _settings):
+        models[role] = LlmLike(role, deviations.get(role, lambda n, conv, brain: None), spec.max_tokens, spec.cache)
+        return models[role]
+
+    monkeypatch.setattr(factory, "make_model", make_model)
+    data = csv or write_small_sales_csv(tmp_path / "sales.csv", rows=90, seed=3)
+    resolved = Settings(provider="offline", model_max_attempts=1, **settings).with_provider("offline")
+    job_dir = tmp_path / "job"
+    opts = JobOptions(inputs=[data], request=request, settings=resolved, job_dir=job_dir, cwd=tmp_path)
+    outcome = run_job(opts, AutoApprove())
+    return ScenarioRun(outcome, job_dir, models)
+
+
+def assert_verified(run: ScenarioRun) -> None:
+    """``completed``, and every printed number is a verified, correctly printed, cited calculation."""
+    assert run.outcome.status == "completed", run.outcome.error
+    facts = check_job(run.job_dir, min_charts=1, min_markers=3)
+    audit = json.loads((run.job_dir / "audit_findings.json").read_text(encoding="utf-8"))
+    assert audit["stats"]["type_a"] == 0, [f for f in audit["findings"] if f["type"] == "A"][:3]
+    text, _, _ = body_text(run.job_dir / "final_report.docx")
+    assert not re.search(r"\{+\s*calc\s*:", text, re.I), "a calculation reference was printed raw"
+    assert facts["markers"]
+
+
+def assert_outcome(run: ScenarioRun, expected: str, *, reason: str | None = None) -> None:
+    """The job ended in ``expected``; a completed job is fully verified, any other names ``reason``."""
+    if run.outcome.status == "completed":
+        assert_verified(run)  # whatever was expected, a completed job must hold every number
+    assert run.outcome.status == expected, (run.outcome.status, run.outcome.error)
+    assert run.job()["status"] == expected
+    if expected != "completed":
+        assert reason is not None and run.outcome.error and reason in run.outcome.error, run.outcome.error

@@ -40,6 +40,18 @@ Action = Reply | RawCall | CutOff | None
 Deviation = Callable[[int, Conversation, Reply], Action]
 
 
+def standard_response(status: str, completed: list[str], insights: list[str], files: list[str]) -> str:
+    """The standard response format, as a model writes it."""
+
+    def bullets(lines: list[str]) -> str:
+        return "\n".join(f"- {line}" for line in lines) or "- none"
+
+    return (
+        f"## Status\n{status}\n## Completed Tasks\n{bullets(completed)}\n## Key Insights\n{bullets(insights)}\n"
+        f"## Generated Files\n{bullets(files)}"
+    )
+
+
 def at_calls(calls: dict[int, Reply | RawCall | CutOff | Callable[[Conversation, Reply], Action]]) -> Deviation:
     """Deviate on the listed call numbers only."""
 

@@ -11,10 +11,9 @@ import json
 import re
 
 from harness import ScenarioRun, assert_outcome, body_text
-from llm_like import CutOff, RawCall, at_calls, on_tool_calls
+from llm_like import CutOff, RawCall, at_calls, on_tool_calls, standard_response
 
 from insightloom.models.offline.conversation import Conversation, Reply
-from insightloom.models.offline.roles.role_helpers import standard_response
 
 WRONG_VIEW = """\
 from coder_analysis_utils import load_df, track_calculation
@@ -250,12 +249,14 @@ def test_6_a_plan_with_korean_role_headings_is_accepted(scenario) -> None:
 
     run = scenario({"planner": rewrite_plan(korean)})
     assert_outcome(run, "completed")
+    assert run.models["planner"].calls == 1  # accepted as written, not only after a retry in English
     assert "### 1. Coder:" in (run.job_dir / "plan.md").read_text(encoding="utf-8")  # stored in the one format
 
 
 def test_6_a_dashed_heading_is_its_own_section(scenario) -> None:
     run = scenario({"planner": rewrite_plan(lambda plan: plan.replace("### 3. Reporter: ", "### 3. Reporter – "))})
     assert_outcome(run, "completed")
+    assert run.models["planner"].calls == 1
     assert "### 3. Reporter: Report" in (run.job_dir / "plan.md").read_text(encoding="utf-8")
 
 

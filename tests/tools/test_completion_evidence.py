@@ -5,15 +5,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from insightloom.config import Settings
-from insightloom.jobs import JobFolder
 from insightloom.plan import parse_plan
 from insightloom.runtime import JobRuntime
-from insightloom.tools import make_update_plan
+from plan_tool_kit import call_update_plan, result_text, runtime_with_plan
 
 PLAN = """# Plan
 ## thought
@@ -39,18 +36,10 @@ CHANNEL = "Break down `Revenue` by `Channel`: group totals and bar chart"
 
 @pytest.fixture
 def rt(tmp_path: Path) -> JobRuntime:
-    job = JobFolder.create(tmp_path / "artifacts")
-    runtime = JobRuntime.create(job, Settings(provider="offline"), "req", "en")
-    runtime.state.set_plan(PLAN)
-    return runtime
+    return runtime_with_plan(tmp_path, PLAN)
 
 
-def _call(rt: JobRuntime, **kwargs: Any) -> Any:
-    return make_update_plan(rt)._tool_func(**kwargs)
-
-
-def _text(result: Any) -> str:
-    return result["content"][0]["text"] if isinstance(result, dict) else str(result)
+_call, _text = call_update_plan, result_text
 
 
 def _track(rt: JobRuntime, *ids: str) -> None:

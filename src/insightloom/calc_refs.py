@@ -1,9 +1,11 @@
 """The one ``{{calc:ID}}`` reference syntax, and the near misses a model (or an f-string) writes instead.
 
 A reference is ``{{calc:ID}}``, inner spaces allowed (``{{ calc : ID }}``). Anything that is almost one, like
-``{calc:ID}`` (the f-string slip ``f"{{calc:{cid}}}"``), ``{{calc:ID}``, ``{calc:ID}}``, ``{{{calc:ID}}}`` or
-``{{Calc:ID}}``, would be printed literally, so every place that reads references (``append_result``, the renderer,
-the audit) finds those here and names the exact correction. Pure standard library: analysis scripts import it too.
+``{calc:ID}`` (the f-string slip ``f"{{calc:{cid}}}"``), ``{{calc:ID}``, ``{calc:ID}}``, ``{{{calc:ID}}}``,
+``{{Calc:ID}}``, ``{{ calc.ID }}``, ``{{calc: total revenue}}`` or ``{{calc:}}``, and any other double-braced text
+(``{{total_revenue}}``, a template left unfilled), would be printed literally. So every place that reads references
+(``append_result``, the renderer, the audit) finds those here and names the exact correction, with the id resolved
+against the tracked ids when they are known. Pure standard library: analysis scripts import it too.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 __all__ = [
     "CALC_REF_RE",
@@ -21,12 +23,19 @@ __all__ = [
     "closest_ids",
     "find_near_misses",
     "reference",
+    "resolve_id",
     "unknown_id_advice",
 ]
 
 CALC_REF_RE = re.compile(r"\{\{\s*calc\s*:\s*([^{}\s]+?)\s*\}\}")
-# Any run of braces around "calc:<id>", any case: the exact form above is the only one that is not a near miss.
-_ALMOST_RE = re.compile(r"(\{+)[ \t]*(calc)[ \t]*:[ \t]*([^{}\s]+?)[ \t]*(\}+)", re.IGNORECASE)
+# Every braced text: a whole run of opening braces (possessive and never started inside a run, so a long run of
+# braces costs one pass, not a quadratic search), at most 120 characters without braces or line breaks, then a
+# whole run of closing braces.
+_BRACED_RE = re.compile(r"(?<!\{)(\{++)([^{}\n]{0,120}?)(\}++)")
+# Braces and "calc" that no closing brace follows ("{{calc:total_revenue" at the end of a line).
+_UNCLOSED_RE = re.compile(r"(?<!\{)\{++[ \t]*calc\b[ \t]*[:.=]?[ \t]*[^{}\s]{0,100}", re.IGNORECASE)
+_CALC_INNER_RE = re.compile(r"^\s*calc\b\s*(?:[:.=]\s*)?(.*?)\s*$", re.IGNORECASE | re.DOTALL)
+_ID_SEPARATORS_RE = re.compile(r"[\s.\-]+")
 FSTRING_HINT = 'in an f-string that is f"{{{{calc:{cid}}}}}"'
 
 
@@ -40,39 +49,98 @@ def calc_ids(text: str) -> list[str]:
     return list(dict.fromkeys(CALC_REF_RE.findall(text)))
 
 
+def _normal(calc_id: str) -> str:
+    return _ID_SEPARATORS_RE.sub("_", calc_id.strip()).strip("_")
+
+
+def resolve_id(written: str, known: Iterable[str] = ()) -> str:
+    """The tracked id that ``written`` means: itself, one differing only in case, or one with ``_`` for spaces.
+
+    Without a tracked id that matches, ``written`` with its spaces and dots as underscores.
+    """
+    known = list(known)
+    normal = _normal(written)
+    for candidate in (written.strip(), normal):
+        if candidate in known:
+            return candidate
+    folded = normal.casefold()
+    return next((k for k in known if _normal(k).casefold() == folded), normal)
+
+
 @dataclass(frozen=True)
 class NearMiss:
-    """Text that is almost a reference but would be printed as it is.
+    """Text that is almost a reference (or any double-braced text) that would be printed as it is.
 
     Attributes:
         written: The text as written (``{calc:total_revenue}``).
-        calc_id: The id inside it.
+        calc_id: The id it means: resolved against the tracked ids when they were given; empty when it names none.
         start: Offset of ``written`` in the searched text.
+        tracked: Whether ``calc_id`` is tracked (None when the tracked ids were not given).
+        closest: The tracked ids nearest to an untracked ``calc_id``.
     """
 
     written: str
     calc_id: str
     start: int
+    tracked: bool | None = None
+    closest: tuple[str, ...] = ()
 
     @property
     def correction(self) -> str:
-        """The reference that was meant."""
-        return reference(self.calc_id)
+        """The reference that was meant (``{{calc:<id>}}`` when the text names no id)."""
+        return reference(self.calc_id or "<id>")
 
     def advice(self) -> str:
         """The exact fix, in words a model can apply in the same turn."""
-        return f"write {self.correction} instead of {self.written}; {FSTRING_HINT}"
+        if not self.calc_id:
+            return f"it names no calculation: write {self.correction} with a tracked id instead, or delete it"
+        fix = f"write {self.correction} instead of {self.written}; {FSTRING_HINT}"
+        if self.tracked is False:
+            near = f"closest tracked ids: {', '.join(self.closest)}" if self.closest else "use a tracked id"
+            fix += f" ('{self.calc_id}' is not tracked: {near}; or delete the text)"
+        return fix
 
 
-def find_near_misses(text: str) -> list[NearMiss]:
-    """Every near miss in ``text``, in order (exact references are not near misses)."""
-    misses = []
-    for match in _ALMOST_RE.finditer(text):
-        opening, word, calc_id, closing = match.groups()
-        if len(opening) == 2 and len(closing) == 2 and word == "calc":
-            continue
-        misses.append(NearMiss(match.group(0), calc_id, match.start()))
-    return misses
+def _resolved(raw: str, known: list[str] | None, *, named: bool) -> NearMiss:
+    """A near miss for the id ``raw`` (offsets and text filled in by the caller)."""
+    calc_id = resolve_id(raw, known or []) if raw.strip() else ""
+    if known is None or not calc_id:
+        return NearMiss("", calc_id, 0)
+    if calc_id in known:
+        return NearMiss("", calc_id, 0, True)
+    if not named:  # "{{total}}" without "calc" that is no tracked id: no reference to suggest
+        return NearMiss("", "", 0)
+    return NearMiss("", calc_id, 0, False, tuple(closest_ids(calc_id, known)))
+
+
+def _near_miss(match: re.Match[str], known: list[str] | None) -> NearMiss | None:
+    written, (opening, inner, closing) = match.group(0), match.groups()
+    if CALC_REF_RE.fullmatch(written):
+        return None
+    named = _CALC_INNER_RE.match(inner)
+    if named is None and len(opening) < 2 and len(closing) < 2 and "calc" not in inner.lower():
+        return None  # "{x}": single braces without "calc" are not a reference attempt
+    miss = _resolved(named.group(1) if named else inner, known, named=named is not None)
+    return replace(miss, written=written, start=match.start())
+
+
+def find_near_misses(text: str, known: Iterable[str] | None = None) -> list[NearMiss]:
+    """Every near miss and stray double-braced text in ``text``, in order (exact references are not near misses).
+
+    Args:
+        text: The text to search.
+        known: The tracked ids; when given, each near miss names the tracked id it means (``{{Calc:REVENUE}}`` ->
+            ``revenue``) and says whether it is tracked.
+    """
+    ids = None if known is None else list(known)
+    misses = [miss for match in _BRACED_RE.finditer(text) if (miss := _near_miss(match, ids))]
+    braced = [(m.start(), m.end()) for m in _BRACED_RE.finditer(text)]
+    for match in _UNCLOSED_RE.finditer(text):
+        if not any(lo <= match.start() < hi for lo, hi in braced):
+            raw = _CALC_INNER_RE.match(match.group(0).lstrip("{"))
+            miss = _resolved(raw.group(1) if raw else "", ids, named=True)
+            misses.append(replace(miss, written=match.group(0), start=match.start()))
+    return sorted(misses, key=lambda miss: miss.start)
 
 
 def closest_ids(calc_id: str, known: Iterable[str], limit: int = 3) -> list[str]:

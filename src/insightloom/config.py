@@ -67,8 +67,9 @@ def default_pricing() -> dict[str, dict[str, float]]:
     return {
         _STRONG: dict(_SONNET_PRICE),
         _CHEAP: dict(_HAIKU_PRICE),
-        "*anthropic.claude-sonnet-4-5*": dict(_SONNET_PRICE),
-        "*anthropic.claude-haiku-4-5*": dict(_HAIKU_PRICE),
+        # Any provider's name for the model: Bedrock ids and profiles, Anthropic's API ids, LiteLLM's bedrock/...
+        "*claude-sonnet-4-5*": dict(_SONNET_PRICE),
+        "*claude-haiku-4-5*": dict(_HAIKU_PRICE),
         **{f"offline-{role}": dict(_HAIKU_PRICE) for role in sorted(_CHEAP_ROLES)},
         "offline-*": dict(_SONNET_PRICE),
     }
@@ -115,6 +116,7 @@ class Settings:
         max_reporter_retries: Reporter reruns after an Auditor ``retry``.
         max_supervisor_rounds: Times the Supervisor is called in all while plan items stay open and each round made
             progress (a tick, a new calculation or a render).
+        max_tool_calls_per_turn: Tool calls one agent may make in one turn before the turn is stopped.
         model_timeout_s: Read timeout on every hosted model call.
         model_max_attempts: Bounded model retries.
         max_model_calls: Per-job ceiling on model calls, all agents together.
@@ -141,6 +143,7 @@ class Settings:
     skills_dirs: list[Path] = field(default_factory=list)
     max_reporter_retries: int = 2
     max_supervisor_rounds: int = 4
+    max_tool_calls_per_turn: int = 100
     model_timeout_s: float = 300.0
     model_max_attempts: int = 3
     max_model_calls: int = 500
@@ -236,6 +239,7 @@ def _agent_spec(role: str, raw: Any, source: str) -> AgentModelSpec:
 
 _POSITIVE_LIMITS = (
     "max_supervisor_rounds",
+    "max_tool_calls_per_turn",
     "max_model_calls",
     "max_total_tokens",
     "max_cost_usd",

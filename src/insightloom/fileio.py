@@ -15,6 +15,7 @@ import errno
 import json
 import os
 import secrets
+import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +23,8 @@ from typing import Any
 
 from .errors import UnsafePathError
 
+#: The largest job file the host reads back (notes, reports, metadata): far above what a job writes.
+MAX_READ_BYTES = 64 * 1024 * 1024
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _LINK_ERRNOS = (errno.ELOOP, errno.ENOTDIR, errno.EMLINK)
 
@@ -127,16 +130,50 @@ def append_text(path: Path, text: str, *, beneath: Path) -> None:
         handle.write(text)
 
 
-def read_text(path: Path, *, beneath: Path) -> str:
+def read_text(path: Path, *, beneath: Path, max_bytes: int = MAX_READ_BYTES) -> str:
     """Read ``path`` as UTF-8 without following a link at or above it.
+
+    Only a regular file of at most ``max_bytes`` is read: a script can plant a FIFO (which would block the host's
+    read forever) or a device such as ``/dev/zero`` (which never ends) under a name the host reads.
 
     Raises:
         FileNotFoundError: ``path`` does not exist.
-        UnsafePathError: ``path`` or a folder below ``beneath`` is a symbolic link.
+        UnsafePathError: ``path`` or a folder below ``beneath`` is a symbolic link, ``path`` is not a regular
+            file, or it is larger than ``max_bytes``.
     """
-    fd = _open_file(path, beneath, os.O_RDONLY)
+    fd = _open_file(path, beneath, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO must not block the open itself
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise UnsafePathError(
+                f"{path} is not a regular file, so the host will not read it.",
+                "delete it; the job's own tools write that file again.",
+            )
+        if info.st_size > max_bytes:
+            raise UnsafePathError(
+                f"{path} holds {info.st_size:,} bytes, more than the {max_bytes:,} a host read accepts.",
+                "shrink or delete it; agents should keep notes and reports short and put data in files of their own.",
+            )
+    except BaseException:
+        os.close(fd)
+        raise
     with os.fdopen(fd, "r", encoding="utf-8") as handle:
-        return handle.read()
+        return handle.read(max_bytes)  # bounded even if a script appends while the host reads
+
+
+def is_regular_file(path: Path, *, beneath: Path) -> bool:
+    """Whether ``path`` is a regular file reached from ``beneath`` without passing through a symbolic link.
+
+    Opened with ``O_NONBLOCK``, so a planted FIFO answers False instead of blocking the host.
+    """
+    try:
+        fd = _open_file(path, beneath, os.O_RDONLY | os.O_NONBLOCK)
+    except (OSError, UnsafePathError):
+        return False
+    try:
+        return stat.S_ISREG(os.fstat(fd).st_mode)
+    finally:
+        os.close(fd)
 
 
 def write_json(path: Path, data: Any, *, beneath: Path | None = None) -> None:

@@ -4,9 +4,11 @@ Format (DESIGN): ``# Plan`` (or ``# Plan (Revised)``), ``## thought``, ``## titl
 ``### N. Coder: subtitle`` sections of ``- [ ]`` items, each tool agent at most once and in a fixed order.
 
 Lenient in: a plan wrapped in a code fence or preceded by a preamble, headings such as ``### 1) **Coder** - x``,
-``### Reporter – Report`` or ``### 1. 코더: 분석``, and ``* [ ]`` items are understood; :func:`normalise_plan` rewrites
-such a plan in the canonical form before it is stored, so every agent sees one format. Strict out:
-:func:`plan_problems` names each heading or checkbox line it could not place, so the Planner can fix it.
+``## 1. Coder: x``, ``### Reporter – Report`` or ``### 1. 코더: 분석``, Korean meta headings (``## 생각``), ``* [ ]``
+items and fenced code blocks inside the plan (their lines are no plan lines) are understood; :func:`normalise_plan`
+rewrites such a plan in the canonical form before it is stored, so every agent sees one format. Strict out:
+:func:`plan_problems` names each heading or checkbox line it could not place, and each item a new plan already
+settled, so the Planner can fix it.
 
 An item is open (``- [ ]``), done (``- [x]``) or not possible (``- [~] <item> — not possible: <reason>``); done and
 not-possible items are *settled*, and a section whose items are all settled is done.
@@ -14,6 +16,7 @@ not-possible items are *settled*, and a section whose items are all settled is d
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -41,26 +44,42 @@ ROLE_ALIASES = {
     "감사자": "auditor",
     "오디터": "auditor",
 }
+# The ``##`` headings of the format, by the names a model may give them (matched case-insensitively).
+META_HEADINGS = {
+    **{name: name for name in ("thought", "title", "steps", "revision_notes")},
+    "생각": "thought",
+    "제목": "title",
+    "단계": "steps",
+    "수정_사항": "revision_notes",
+}
 NOT_POSSIBLE_MARK = "~"
 NOT_POSSIBLE_SEPARATOR = " — not possible: "
+#: The reason of a ``[~]`` line that gives none (job.json and the report's limitations need one).
+UNSTATED_REASON = "no reason was given"
 SECTION_FORMAT = "'### N. Agent: subtitle' (Agent one of Coder, Validator, Reporter, Auditor)"
 
 _ROLE_NAMES = "|".join(re.escape(name) for name in sorted(ROLE_ALIASES, key=len, reverse=True))
 _BOLD = r"(?:\*\*|__)?"
+# Levels 2 to 4 are sections; a number of at most six digits (int() refuses thousands of them).
 _SECTION_RE = re.compile(
-    rf"^###\s*(?:(?P<number>\d+)\s*[.)]?\s*)?{_BOLD}\s*(?P<role>{_ROLE_NAMES})(?!\w)\s*{_BOLD}\s*"
+    rf"^#{{2,4}}\s*(?:(?P<number>\d{{1,6}})\s*[.)]?\s*)?{_BOLD}\s*(?P<role>{_ROLE_NAMES})(?!\w)\s*{_BOLD}\s*"
     rf"(?:[:：\-–—]\s*{_BOLD}\s*(?P<subtitle>.*?))?\s*{_BOLD}\s*$",
     re.I,
 )
 _PLAN_HEADING_RE = re.compile(r"^#\s*(?:\*\*)?\s*plan\s*(?P<revised>\(\s*revised\s*\))?\s*(?:\*\*)?\s*$", re.I)
-_KNOWN_HEADINGS = ("thought", "title", "steps", "revision_notes")
-_LEVEL2_RE = re.compile(r"^##\s*(?P<name>[A-Za-z_ ]+?)\s*:?\s*$")
+_LEVEL2_RE = re.compile(r"^##\s*(?P<name>[^\W\d][\w ]*?)\s*:?\s*$")
 _HEADING_RE = re.compile(r"^#{1,6}(\s|$)")  # Markdown's ATX heading; "#1 priority" is text
-_FENCE_RE = re.compile(r"^(```|~~~)[\w+-]*\s*$")
-_BULLET = r"(?:[-*+]|\d+[.)])?"
+_FENCE_RE = re.compile(r"^(```|~~~)(?P<info>[\w+-]*)\s*$")
+_BULLET_MARK = r"(?:[-*+]|\d+[.)])"
+_BULLET = rf"{_BULLET_MARK}?"
 _ITEM_RE = re.compile(rf"^\s*{_BULLET}\s*\[(?P<mark>[ xX~])\]\s*(?P<text>\S.*?)\s*$")
 _CHECKBOX_LIKE_RE = re.compile(rf"^\s*{_BULLET}\s*\[\s*[^\]\s\d]?\s*\]")
-_ITEM_PREFIX_RE = re.compile(rf"^\s*{_BULLET}\s*(?:\[[ xX~]\])?\s*")
+# A bullet only when a space or a checkbox follows it: "-5% change" and "10.5% margin" keep their numbers.
+_ITEM_PREFIX_RE = re.compile(rf"^\s*(?:{_BULLET_MARK}\s*\[[ xX~]\]|{_BULLET_MARK}(?=\s)|\[[ xX~]\])\s*")
+_QUOTES = str.maketrans("", "", "`'\"‘’“”«»")
+_TRAILING_PUNCTUATION = ".,;:!?…。"
+_SPACE_BEFORE_RE = re.compile(r"\s+([,.;:!?)\]}])")
+_SPACE_AFTER_RE = re.compile(r"([(\[{])\s+")
 _NOT_POSSIBLE_RE = re.compile(
     r"^(?P<item>.+?)\s*(?:—|–|--|-|:|\()\s*(?:not\s+possible|불가능)\s*(?:[:：—–-]\s*)?(?P<reason>.*?)\)?\s*$", re.I
 )
@@ -140,6 +159,7 @@ class Plan:
     start: int = 0
     end: int = 0
     unparsed: list[Unparsed] = field(default_factory=list)
+    code_lines: frozenset[int] = frozenset()  # lines of fenced code blocks inside the plan, fences included
 
     def section(self, role: str) -> PlanSection | None:
         return next((s for s in self.sections if s.role == role), None)
@@ -161,15 +181,14 @@ class Plan:
         """One line per section with its progress, for the Supervisor."""
         return "\n".join(s.status_line() for s in self.sections)
 
+    def open_items(self) -> list[str]:
+        """``Role: item`` for every open item, in plan order. A Tracker section is skipped: nobody ticks the
+        Tracker's own items, and they never block anything."""
+        return _labelled_open(self.sections)
+
     def blocking_items(self, role: str) -> list[str]:
-        """Open items of the sections before ``role``'s section (the agent may not start before them)."""
-        blocking: list[str] = []
-        for s in self.sections:
-            if s.role == role:
-                break
-            if s.role != "tracker":
-                blocking.extend(f"{DISPLAY.get(s.role, s.role)}: {text}" for text in s.unchecked())
-        return blocking
+        """Open items (as :meth:`open_items`) of the sections before ``role``'s (the agent may not start before)."""
+        return _labelled_open(list(itertools.takewhile(lambda s: s.role != role, self.sections)))
 
     @property
     def complete(self) -> bool:
@@ -178,6 +197,10 @@ class Plan:
     def items(self) -> list[tuple[PlanSection, PlanItem]]:
         """Every item with its section, in plan order."""
         return [(section, item) for section in self.sections for item in section.items]
+
+
+def _labelled_open(sections: list[PlanSection]) -> list[str]:
+    return [f"{DISPLAY.get(s.role, s.role)}: {text}" for s in sections if s.role != "tracker" for text in s.unchecked()]
 
 
 def split_not_possible(entry: str) -> tuple[str, str] | None:
@@ -200,37 +223,62 @@ def _parse_item(line: str, number: int) -> PlanItem | None:
         return PlanItem(text, mark in "xX", number)
     split = split_not_possible(text)
     item, reason = split if split else (text, "")
-    return PlanItem(item, False, number, not_possible=True, reason=reason)
+    return PlanItem(item, False, number, not_possible=True, reason=reason or UNSTATED_REASON)
 
 
-def _plan_span(lines: list[str]) -> tuple[int | None, int, int]:
-    """The ``# Plan`` line (None when missing), and the span of plan lines: a preamble before it and whatever
-    follows the closing fence of a fenced plan are outside."""
+def _fence(line: str) -> re.Match[str] | None:
+    return _FENCE_RE.match(line.strip())
+
+
+def _last_structure_line(lines: list[str]) -> int:
+    """The last section heading or checkbox item (-1 when none)."""
+    structure = (i for i, line in enumerate(lines) if _SECTION_RE.match(line.strip()) or _ITEM_RE.match(line))
+    return max(structure, default=-1)
+
+
+def _plan_span(lines: list[str]) -> tuple[int | None, int, int, frozenset[int]]:
+    """The ``# Plan`` line (None when missing), the span of plan lines and the lines of code blocks inside it.
+
+    A preamble before ``# Plan`` and whatever follows the closing fence of a fenced plan are outside. Inside, a
+    fence opens a code block when another fence closes it. In a fenced plan, a bare fence is the plan's closing
+    fence unless plan lines (sections, items) follow the fence that would close it: a code block inside the plan
+    never cuts the plan short.
+    """
     heading = next((i for i, line in enumerate(lines) if _PLAN_HEADING_RE.match(line.strip())), None)
     start = heading if heading is not None else 0
-    end = len(lines)
-    fenced = any(_FENCE_RE.match(line.strip()) for line in lines[:start])
-    if fenced:
-        closing = [i for i in range(start + 1, len(lines)) if _FENCE_RE.match(lines[i].strip())]
-        end = closing[0] if closing else end
-    return heading, start, end
+    fenced = any(_fence(line) for line in lines[:start])
+    fences = [(i, found) for i in range(start + 1, len(lines)) if (found := _fence(lines[i]))]
+    last_structure = _last_structure_line(lines)
+    code: set[int] = set()
+    opened: int | None = None
+    for k, (number, found) in enumerate(fences):
+        following = fences[k + 1][0] if k + 1 < len(fences) else None
+        if opened is not None:
+            code.update(range(opened, number + 1))
+            opened = None
+        elif fenced and not found.group("info") and (following is None or last_structure < following):
+            return heading, start, number, frozenset(code)
+        elif following is not None:
+            opened = number
+    return heading, start, len(lines), frozenset(code)
 
 
 def _section_heading(stripped: str, line: int, position: int) -> PlanSection | None:
     found = _SECTION_RE.match(stripped)
-    if not found:
+    role = ROLE_ALIASES.get(found.group("role").casefold()) if found else None
+    if found is None or role is None:  # "AUDİTOR" matches with re.I but folds to no role: an unparsed heading
         return None
-    role = ROLE_ALIASES[found.group("role").lower()]
     number = int(found.group("number")) if found.group("number") else position
     subtitle = (found.group("subtitle") or "").strip().strip("*_").strip()
     return PlanSection(number, role, subtitle, line)
 
 
 def _known_heading(stripped: str) -> str | None:
-    """``thought``/``title``/``steps``/``revision_notes`` for their ``##`` headings (any case), else None."""
+    """``thought``/``title``/``steps``/``revision_notes`` for their ``##`` headings (any case, or the Korean
+    names in :data:`META_HEADINGS`), else None."""
     found = _LEVEL2_RE.match(stripped)
-    name = found.group("name").strip().lower().replace(" ", "_") if found else ""
-    return name if name in _KNOWN_HEADINGS else None
+    name = "_".join(found.group("name").split()).casefold() if found else ""
+    return META_HEADINGS.get(name)
 
 
 def parse_plan(text: str) -> Plan:
@@ -240,15 +288,15 @@ def parse_plan(text: str) -> Plan:
     ``Plan.unparsed`` (:func:`plan_problems` reports them).
     """
     lines = text.splitlines()
-    heading, start, end = _plan_span(lines)
-    plan = Plan(text, "", [], heading_line=heading, start=start, end=end)
+    heading, start, end, code = _plan_span(lines)
+    plan = Plan(text, "", [], heading_line=heading, start=start, end=end, code_lines=code)
     found = _PLAN_HEADING_RE.match(lines[heading].strip()) if heading is not None else None
     plan.revised = found is not None and found.group("revised") is not None
     in_title = False
     for number in range(start, end):
         line = lines[number]
         stripped = line.strip()
-        if number == heading or _FENCE_RE.match(stripped):
+        if number == heading or number in code or _fence(line):
             continue
         section = _section_heading(stripped, number, len(plan.sections) + 1)
         if section is not None or _HEADING_RE.match(stripped):
@@ -286,8 +334,10 @@ def normalise_plan(text: str) -> str:
             out.append(f"### {index}. {DISPLAY[s.role]}: {s.subtitle or DEFAULT_SUBTITLES[s.role]}")
         elif number in items:
             out.append(items[number].markdown())
-        elif _FENCE_RE.match(stripped):
-            continue
+        elif number in plan.code_lines:
+            out.append(lines[number].rstrip())
+        elif _fence(stripped):
+            continue  # a stray fence that opens no code block
         elif _HEADING_RE.match(stripped) and (name := _known_heading(stripped)):
             out.append(f"## {name}")
         else:
@@ -295,8 +345,12 @@ def normalise_plan(text: str) -> str:
     return "\n".join(out).strip("\n") + "\n"
 
 
+def _shown(text: str) -> str:
+    return text if len(text) <= 100 else text[:100] + "…"
+
+
 def _unparsed_problem(entry: Unparsed, in_section: bool) -> str:
-    shown = entry.text if len(entry.text) <= 100 else entry.text[:100] + "…"
+    shown = _shown(entry.text)
     if entry.kind == "heading":
         fix = (
             f"write a section heading as {SECTION_FORMAT}, use only the headings '# Plan', '## thought', "
@@ -307,6 +361,18 @@ def _unparsed_problem(entry: Unparsed, in_section: bool) -> str:
     else:
         fix = f"put items under a section heading {SECTION_FORMAT}, as '- [ ] <task>'"
     return f"line {entry.line + 1} '{shown}' is not part of the plan format: {fix}"
+
+
+def _settled_items(plan: Plan) -> list[str]:
+    """A new plan (the Planner's, first or revised) has only open items: nobody has done any work yet."""
+    lines = plan.text.splitlines()
+    return [
+        f"line {item.line + 1} '{_shown(lines[item.line].strip())}' is already "
+        f"{'marked not possible' if item.not_possible else 'checked'}, but a new plan has only open items: "
+        f"write it as '- [ ] {_shown(item.text)}'"
+        for _, item in plan.items()
+        if item.settled
+    ]
 
 
 def _duplicate_items(plan: Plan) -> list[str]:
@@ -343,14 +409,16 @@ def plan_problems(text: str) -> list[str]:
     for s in plan.sections:
         if not s.items:
             problems.append(f"section '{s.one_line()}' has no '- [ ]' item")
-    return problems + _duplicate_items(plan)
+    return problems + _settled_items(plan) + _duplicate_items(plan)
 
 
 def item_key(text: str) -> str:
-    """An item's wording reduced for matching: no checkbox prefix, case, backticks, punctuation or extra spaces."""
+    """An item's wording reduced for matching: no checkbox prefix, case, backticks, quotes, extra spaces or
+    trailing punctuation. Operators, signs and digits stay: "Amount > 100" and "Amount < 100" are two items."""
     clean = _ITEM_PREFIX_RE.sub("", unicodedata.normalize("NFKC", text), count=1).casefold()
-    clean = re.sub(r"[^\w\s]", " ", clean.replace("`", ""))
-    return " ".join(clean.split())
+    clean = " ".join(clean.translate(_QUOTES).split())
+    clean = _SPACE_AFTER_RE.sub(r"\1", _SPACE_BEFORE_RE.sub(r"\1", clean))  # "Revenue : totals" = "Revenue: totals"
+    return clean.rstrip(_TRAILING_PUNCTUATION).rstrip()
 
 
 def same_item(wanted: str, item: str) -> bool:
@@ -359,7 +427,10 @@ def same_item(wanted: str, item: str) -> bool:
 
 
 def _contains(longer: str, shorter: str) -> bool:
-    return len(shorter) >= _PARTIAL_MATCH_MIN_CHARS and f" {shorter} " in f" {longer} "
+    """Whether ``shorter`` is whole words of ``longer`` ("amount > 100" is not in "amount > 1000")."""
+    if len(shorter) < _PARTIAL_MATCH_MIN_CHARS:
+        return False
+    return re.search(rf"(?<!\w){re.escape(shorter)}(?!\w)", longer) is not None
 
 
 def find_items(plan: Plan, wanted: str) -> list[tuple[PlanSection, PlanItem]]:
@@ -385,26 +456,6 @@ def set_items(text: str, items: list[PlanItem]) -> str:
         lines[item.line] = item.markdown()
     trailing = "\n" if text.endswith("\n") else ""
     return "\n".join(lines) + trailing
-
-
-def check_items(text: str, items: list[str]) -> tuple[str, list[str], list[str]]:
-    """Flip ``- [ ]`` to ``- [x]`` for items that name exactly one open item (wording normalised, see
-    :func:`find_items`); no evidence is checked here (``update_plan`` does that).
-
-    Returns:
-        The new plan text, the plan items flipped, and the wanted items that named no single open item.
-    """
-    plan = parse_plan(text)
-    flipped: list[PlanItem] = []
-    missing = []
-    for wanted in items:
-        candidates = [i for _, i in find_items(plan, wanted) if not i.settled and i not in flipped]
-        if len(candidates) != 1:
-            missing.append(wanted)
-            continue
-        candidates[0].checked = True
-        flipped.append(candidates[0])
-    return set_items(text, flipped), [i.text for i in flipped], missing
 
 
 def not_possible_items(text: str) -> list[tuple[str, str]]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from .config import Settings
 from .jobs import JobFolder
@@ -21,6 +21,23 @@ if TYPE_CHECKING:
     from .intake import DataProfile
     from .skills import SkillCatalog
     from .telemetry.pricing import PriceTable
+
+
+#: What the host saw its own tools do in this job, counted by the tools themselves: ``validated`` (validate_calculations
+#: wrote citations.json), ``rendered`` (render_report wrote final_report.docx), ``audited`` (audit_report wrote
+#: audit_findings.json). Scripts can write those files, so only these counts prove the tool ran.
+EvidenceKind = Literal["validated", "rendered", "audited"]
+EVIDENCE_KINDS: tuple[EvidenceKind, ...] = ("validated", "rendered", "audited")
+
+
+def evidence_counts(recorded: Any = None) -> dict[str, int]:
+    """The evidence counters, from what job.json recorded (a resumed job) or zero; anything malformed counts 0."""
+    found = recorded if isinstance(recorded, dict) else {}
+    return {kind: _count(found.get(kind)) for kind in EVIDENCE_KINDS}
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
 class ScriptRun(TypedDict):
@@ -46,6 +63,8 @@ class JobRuntime:
         cwd: The folder the user ran from (for ``./skills``), never the process's changed cwd.
         handoff: Set when the Coordinator hands the request to the Planner.
         audits: How many times the audit ran.
+        evidence: How many times validate_calculations, render_report and audit_report succeeded in this job
+            (:data:`EVIDENCE_KINDS`); the Tracker ticks Validator, Reporter and Auditor items on these counts.
         cancel: Set to stop the job at the next safe point.
         models: One model object per role, built on first use (offline caches and hosted clients are reused).
         prices: The price table usage is costed with, built on first use.
@@ -65,6 +84,7 @@ class JobRuntime:
     cwd: Path = field(default_factory=Path.cwd)
     handoff: str | None = None
     audits: int = 0
+    evidence: dict[str, int] = field(default_factory=evidence_counts)
     cancel: threading.Event = field(default_factory=threading.Event)
     models: dict[str, Model] = field(default_factory=dict)
     prices: PriceTable | None = None
@@ -76,6 +96,11 @@ class JobRuntime:
     @property
     def root(self) -> Path:
         return self.job.root
+
+    def note_evidence(self, kind: EvidenceKind) -> None:
+        """Count one successful run of a host tool (``kind`` one of :data:`EVIDENCE_KINDS`), also in job.json."""
+        self.evidence[kind] = self.evidence.get(kind, 0) + 1
+        self.job.update(evidence=dict(self.evidence))
 
     @classmethod
     def create(

@@ -120,6 +120,16 @@ def test_append_result_refuses_a_near_miss_with_the_exact_fix(job: Path, written
     assert not (job / "all_results.txt").exists()
 
 
+def test_append_result_corrects_a_near_miss_to_the_tracked_id(job: Path) -> None:
+    _track("revenue_mean", 100)
+    with pytest.raises(ValueError) as info:
+        append_result("Revenue", findings=["Mean {{Calc:REVENUE_MEAN}} and {{ calc.revenue_mean }} and {{calc:}}."])
+    message = str(info.value)
+    assert "write {{calc:revenue_mean}} instead of {{Calc:REVENUE_MEAN}}" in message
+    assert "write {{calc:revenue_mean}} instead of {{ calc.revenue_mean }}" in message
+    assert "{{calc:}} is not a reference: it names no calculation" in message
+
+
 def test_append_result_refuses_unknown_ids_naming_the_closest(job: Path) -> None:
     _track("avg_revenue", 1)
     _track("total_revenue", 2)

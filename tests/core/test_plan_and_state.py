@@ -1,6 +1,6 @@
 from pathlib import Path
 
-from insightloom.plan import check_items, parse_plan, plan_problems
+from insightloom.plan import find_items, parse_plan, plan_problems
 from insightloom.state import CLUES_FORMAT, RESPONSE_FORMAT, SharedState, completed_tasks, make_clue
 
 PLAN = """# Plan
@@ -55,12 +55,11 @@ def test_parse_and_filter_per_agent() -> None:
     ]
 
 
-def test_tick_by_normalised_wording() -> None:
-    text, flipped, missing = check_items(PLAN, ["compute TOTALS.", "Compute totals", "Nope"])
-    assert flipped == ["Compute totals"]
-    assert missing == ["Compute totals", "Nope"]  # the second one names an item that is no longer open
-    assert "- [x] Compute totals" in text and "- [ ] Break down" in text
-    assert parse_plan(text).section("coder").unchecked() == ["Break down Amount by Category"]
+def test_items_are_found_by_normalised_wording() -> None:
+    plan = parse_plan(PLAN)
+    assert [i.text for _, i in find_items(plan, "compute TOTALS.")] == ["Compute totals"]
+    assert [i.text for _, i in find_items(plan, "- [ ] `Compute` totals")] == ["Compute totals"]
+    assert find_items(plan, "Nope") == []
 
 
 def test_plan_rules() -> None:

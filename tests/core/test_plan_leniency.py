@@ -100,7 +100,7 @@ def test_an_en_dash_heading_is_its_own_section() -> None:
     "bad_line",
     [
         "### Notes on the data",  # an unknown heading
-        "## 1. Coder: More analysis",  # a section at the wrong level
+        "##### 1. Coder: More analysis",  # a section at a level too deep
         "### 2. Writer: Prose",  # an unknown agent
         "- [?] Compute margins",  # a checkbox with an unknown mark
         "-[] Compute margins",  # a checkbox with no space inside

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -11,9 +12,9 @@ from insightloom.config import Settings
 from insightloom.context.history import HistoryReducer, ReductionPolicy
 from insightloom.errors import PlanStuck
 from insightloom.jobs import JobFolder
-from insightloom.plan import check_items
+from insightloom.plan import parse_plan
 from insightloom.runtime import JobRuntime
-from insightloom.workflow.supervising import FIRST_TASK, open_items, run_rounds
+from insightloom.workflow.supervising import FIRST_TASK, run_rounds
 
 PLAN = """# Plan
 ## thought
@@ -37,7 +38,28 @@ def rt(tmp_path: Path) -> JobRuntime:
 
 
 def tick(rt: JobRuntime, *items: str) -> None:
-    rt.state.set_plan(check_items(rt.state.full_plan, list(items))[0])
+    """Stands in for the Tracker: these tests are about the rounds, not the evidence."""
+    plan = rt.state.full_plan
+    for item in items:
+        plan = plan.replace(f"- [ ] {item}\n", f"- [x] {item}\n")
+    rt.state.set_plan(plan)
+
+
+def track(rt: JobRuntime, count: int) -> None:
+    """``count`` tracked calculations in calculation_metadata.json, as the Coder's tools write them."""
+    calcs = [
+        {
+            "id": f"c{n}",
+            "value": n,
+            "description": "d",
+            "formula": "SUM(x)",
+            "source_file": "s.csv",
+            "source_columns": ["x"],
+            "importance": "high",
+        }
+        for n in range(count)
+    ]
+    (rt.root / "calculation_metadata.json").write_text(json.dumps({"calculations": calcs}), encoding="utf-8")
 
 
 def test_a_supervisor_that_stops_early_but_made_progress_is_called_again_with_the_open_items(rt) -> None:
@@ -71,7 +93,7 @@ def test_a_new_tracked_calculation_counts_as_progress(rt) -> None:
     def supervisor(task: str) -> None:
         calls.append(task)
         if len(calls) == 1:
-            (rt.root / "calculation_metadata.json").write_text('{"calculations": [{"id": "a"}]}', encoding="utf-8")
+            track(rt, 1)
 
     with pytest.raises(PlanStuck):
         run_rounds(rt, supervisor)
@@ -83,9 +105,7 @@ def test_the_rounds_are_bounded_by_the_setting(rt) -> None:
     counter = iter(range(100))
 
     def supervisor(task: str) -> None:
-        (rt.root / "calculation_metadata.json").write_text(
-            '{"calculations": [' + ",".join('{"id": "x"}' for _ in range(next(counter) + 1)) + "]}", encoding="utf-8"
-        )
+        track(rt, next(counter) + 1)
 
     with pytest.raises(PlanStuck) as info:
         run_rounds(rt, supervisor)
@@ -94,7 +114,11 @@ def test_the_rounds_are_bounded_by_the_setting(rt) -> None:
 
 def test_open_items_skip_a_tracker_section() -> None:
     plan = PLAN + "### 3. Tracker: Track\n- [ ] Tick items\n"
-    assert open_items(plan) == ["Coder: Revenue by region", "Coder: Trend by month", "Validator: Re-check every number"]
+    assert parse_plan(plan).open_items() == [
+        "Coder: Revenue by region",
+        "Coder: Trend by month",
+        "Validator: Re-check every number",
+    ]
 
 
 def test_shortened_supervisor_results_state_the_open_items_themselves(rt) -> None:

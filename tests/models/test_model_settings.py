@@ -84,3 +84,14 @@ def test_a_config_naming_a_provider_gets_mapped_ids_when_models_are_built() -> N
     with pytest.raises(ConfigError, match="cannot serve"):
         make_model(spec, "coder", Settings())
     assert model_id_for("bedrock", spec.model_id, "coder") == spec.model_id
+
+
+def test_every_providers_name_for_the_default_models_is_priced() -> None:
+    from insightloom.telemetry.pricing import PriceTable
+
+    for provider in ("bedrock", "anthropic", "litellm"):
+        settings = Settings().with_provider(provider)
+        prices = PriceTable(settings.pricing)
+        coder, tracker = prices.price(settings.spec("coder").model_id), prices.price(settings.spec("tracker").model_id)
+        assert coder is not None and coder.output == 15.0, provider  # Sonnet 4.5
+        assert tracker is not None and tracker.output == 5.0, provider  # Haiku 4.5

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from docx import Document
 
 from insightloom.report.audit import audit_report
@@ -52,3 +53,28 @@ def test_no_settled_items_means_no_limitations_section(job: Path) -> None:
     )
     render_report(REPORT, job)
     assert "Limitations" not in body(job)
+
+
+@pytest.mark.parametrize(
+    ("item", "reason", "printed"),
+    [
+        (
+            "Compare **Q3** revenue across 12 stores",
+            "needs the **store** column, absent in 2 files",
+            "Compare Q3 revenue across 12 stores — not possible: needs the store column, absent in 2 files",
+        ),
+        (
+            "Growth of `tier` 5",
+            "the check for {{calc:growth}} failed [3]",
+            "Growth of tier 5 — not possible: the check for calc:growth failed (3)",
+        ),
+    ],
+)
+def test_markup_in_an_item_or_reason_stays_one_label(job: Path, item: str, reason: str, printed: str) -> None:
+    plan = PLAN.replace(f"{ITEM} — not possible: the data covers only 10 days", f"{item} — not possible: {reason}")
+    (job / "plan.md").write_text(plan, encoding="utf-8")
+    render_report(REPORT, job)  # no typed number, unknown reference or marker refused in the plan's words
+    paragraphs = body(job)
+    assert paragraphs[paragraphs.index("Limitations") + 1] == printed
+    result = audit_report(job)
+    assert result.verdict == "pass" and result.stats["type_a"] == result.stats["type_c"] == 0

@@ -4,11 +4,13 @@ refuses it with the exact correction, and the audit reports one left in a DOCX a
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
 from docx import Document
 
+from insightloom.calc_refs import find_near_misses
 from insightloom.errors import RenderRefused
 from insightloom.report.audit import audit_report
 from insightloom.report.render import render_report
@@ -61,3 +63,50 @@ def test_a_reference_left_in_the_docx_is_an_undefined_marker(job: Path, schema, 
     assert "{{calc:total_revenue}}" in c[0]["suggested_fix"]
     assert result.verdict == "retry"
     schema("audit_findings", json.loads((job / "audit_findings.json").read_text(encoding="utf-8")))
+
+
+LEFTOVERS = [
+    ("{{calc: total revenue}}", "write {{calc:total_revenue}} instead of {{calc: total revenue}}"),
+    ("{{ calc.total_revenue }}", "write {{calc:total_revenue}} instead of {{ calc.total_revenue }}"),
+    ("{{total_revenue}}", "write {{calc:total_revenue}} instead of {{total_revenue}}"),
+    ("{{calc:}}", "names no calculation"),
+    ("{{ revenue }}", "names no calculation"),
+]
+
+
+@pytest.mark.parametrize(("written", "advice"), LEFTOVERS)
+def test_any_leftover_braces_are_refused_with_the_fix(job: Path, written: str, advice: str) -> None:
+    with pytest.raises(RenderRefused) as info:
+        render_report(f"# Sales\n\n## Summary\nRevenue was {written} in total.\n", job)
+    misses = [p for p in info.value.problems if p.get("kind") == "near_miss"]  # type: ignore[attr-defined]
+    assert [p["written"] for p in misses] == [written]
+    assert advice in str(info.value)
+
+
+@pytest.mark.parametrize(("written", "advice"), LEFTOVERS)
+def test_leftover_braces_in_the_docx_are_an_undefined_marker(job: Path, written: str, advice: str) -> None:
+    docx = render_report("# Sales\n\n## Summary\nRevenue was {{calc:total_revenue}}.\n", job).docx_path
+    doc = Document(str(docx))
+    doc.paragraphs[2].insert_paragraph_before(f"Average revenue was {written} per row.")
+    doc.save(str(docx))
+    result = audit_report(job)
+    assert [f["marker"] for f in result.findings if f["type"] == "C"] == [written]
+    assert result.verdict == "retry"
+
+
+def test_single_braces_without_calc_are_prose(job: Path) -> None:
+    render_report("# Sales\n\n## Summary\nThe set {North, South} had {{calc:total_revenue}}.\n", job)
+    assert audit_report(job).verdict == "pass"
+
+
+def test_the_correction_names_the_tracked_id_whatever_the_case(job: Path) -> None:
+    with pytest.raises(RenderRefused) as info:
+        render_report("# Sales\n\n## Summary\nRevenue was {{Calc:TOTAL_REVENUE}}.\n", job)
+    assert "write {{calc:total_revenue}} instead of {{Calc:TOTAL_REVENUE}}" in str(info.value)
+
+
+def test_finding_near_misses_is_linear_in_runs_of_braces() -> None:
+    started = time.perf_counter()
+    for text in ("{" * 40_000, "{" * 40_000 + "calc:x", "}" * 40_000, "{calc:" * 10_000):
+        find_near_misses(text)
+    assert time.perf_counter() - started < 1.0  # a quadratic search took 3.5 s for 20,000 braces

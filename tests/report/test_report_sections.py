@@ -151,3 +151,50 @@ def test_a_whole_report_reassembles_to_the_same_document(rt: JobRuntime) -> None
     first = [p.text for p in Document(str(rt.root / "final_report.docx")).paragraphs]
     _ok(render())
     assert [p.text for p in Document(str(rt.root / "final_report.docx")).paragraphs] == first
+
+
+FINDINGS_AB = "Intro.\n\n### A\nOrders {{calc:order_count}}.\n\n### B\nROAS {{calc:roas}}."
+
+
+def test_replacing_a_section_drops_the_sub_sections_it_no_longer_has(rt: JobRuntime) -> None:
+    section, render = _tool(rt, "render_section"), _tool(rt, "render_report")
+    _ok(section(heading="Summary", markdown="Revenue was {{calc:total_revenue}}."))
+    _ok(section(heading="Findings", markdown=FINDINGS_AB))
+    _ok(section(heading="Closing", markdown="Done."))
+    _ok(section(heading="Findings", markdown="Intro again.\n\n### A\nOrders {{calc:order_count}}."))
+    _ok(render())
+    assert _headings(rt) == ["Quarterly sales", "Summary", "Findings", "A", "Closing", "References"]
+    assert "ROAS" not in (rt.root / "report.md").read_text(encoding="utf-8")
+
+
+def test_a_sub_section_alone_is_replaced_in_place(rt: JobRuntime) -> None:
+    section, render = _tool(rt, "render_section"), _tool(rt, "render_report")
+    _ok(section(heading="Findings", markdown=FINDINGS_AB))
+    _ok(section(heading="### A", markdown="Revenue {{calc:total_revenue}}."))
+    _ok(render())
+    assert _headings(rt) == ["Quarterly sales", "Findings", "A", "B", "References"]
+    report = (rt.root / "report.md").read_text(encoding="utf-8")
+    assert report.index("Revenue") < report.index("ROAS") and "Orders" not in report
+
+
+def test_an_empty_markdown_deletes_the_section_and_says_so(rt: JobRuntime) -> None:
+    section, render = _tool(rt, "render_section"), _tool(rt, "render_report")
+    _ok(section(heading="Summary", markdown="Revenue was {{calc:total_revenue}}."))
+    _ok(section(heading="Findings", markdown="Intro.\n\n### A\nOrders {{calc:order_count}}."))
+    deleted = _ok(section(heading="## Findings", markdown=""))
+    assert "Deleted section 'Findings' and its sub-sections" in deleted and "in order: Summary." in deleted
+    assert "nothing was deleted" in _ok(section(heading="Nowhere", markdown="  "))
+    _ok(render())
+    assert _headings(rt) == ["Quarterly sales", "Summary", "References"]
+    from insightloom.tools.report_tools import make_render_section
+
+    assert "empty markdown deletes" in " ".join(make_render_section(rt).tool_spec["description"].split())
+
+
+def test_replacing_the_title_keeps_every_other_section(rt: JobRuntime) -> None:
+    section, render = _tool(rt, "render_section"), _tool(rt, "render_report")
+    whole = "# Own title\n\nIntro.\n\n## Summary\nRevenue {{calc:total_revenue}}.\n\n### Detail\nROAS {{calc:roas}}.\n"
+    _ok(render(markdown=whole))
+    _ok(section(heading="# Own title", markdown="Intro again."))
+    _ok(render())
+    assert _headings(rt) == ["Own title", "Summary", "Detail", "References"]

@@ -86,6 +86,7 @@ def assert_verified(run: ScenarioRun) -> None:
     text, _, _ = body_text(run.job_dir / "final_report.docx")
     assert not re.search(r"\{+\s*calc\s*:", text, re.I), "a calculation reference was printed raw"
     assert facts["markers"]
+    assert not uncited_digits(run.job_dir), uncited_digits(run.job_dir)[:3]
 
 
 def assert_outcome(run: ScenarioRun, expected: str, *, reason: str | None = None) -> None:
@@ -96,3 +97,50 @@ def assert_outcome(run: ScenarioRun, expected: str, *, reason: str | None = None
     assert run.job()["status"] == expected
     if expected != "completed":
         assert reason is not None and run.outcome.error and reason in run.outcome.error, run.outcome.error
+
+
+_ALLOWED_RES = [
+    re.compile(r"\b(?:19|20)\d\d-\d\d(?:-\d\d)?\b"),  # dates and months printed as labels
+    re.compile(r"\b(?:19|20)\d\d\b"),  # years
+    re.compile(r"(?:Figure|그림|Table|표)\s+\d+"),  # figure and table numbers
+    re.compile(r"^\s*\d+[.)]\s", re.M),  # list numbering
+    re.compile(r"(?:Top|top|상위|하위)\s+\d\b"),  # "top 5" as a label, never with a unit
+]
+
+
+def uncited_digits(job_dir: Path) -> list[str]:
+    """Digits in the report body that are not exactly a cited calculation's printed value and its marker.
+
+    Independent of the product's own label rules: only the printed spans "<value> [N]" of verified citations, years,
+    dates, figure numbers, list numbering, "top N", and table label cells (header row and first column) may hold
+    digits. Returns the offending passages.
+    """
+    from docx import Document
+
+    from insightloom.report.formatting import format_value
+
+    citations = json.loads((job_dir / "citations.json").read_text(encoding="utf-8"))["citations"]
+    printed = {
+        c["citation_id"]: format_value(c["value"], c.get("unit"), c.get("decimals"))
+        for c in citations
+        if c["citation_id"] and c["verification_status"] == "verified"
+    }
+    doc = Document(str(job_dir / "final_report.docx"))
+    texts: list[str] = []
+    for paragraph in doc.paragraphs:
+        if paragraph.text.strip() in ("References", "참고 문헌"):
+            break
+        texts.append(paragraph.text)
+    for table in doc.tables:
+        for r, row in enumerate(table.rows):
+            texts += [cell.text for c, cell in enumerate(row.cells) if r > 0 and c > 0]
+    offending = []
+    for text in texts:
+        rest = text
+        for marker, value in sorted(printed.items(), key=lambda kv: -len(kv[1])):
+            rest = rest.replace(f"{value} {marker}", " ")
+        for pattern in _ALLOWED_RES:
+            rest = pattern.sub(" ", rest)
+        if re.search(r"\d", rest):
+            offending.append(text[:160])
+    return offending

@@ -76,6 +76,7 @@ def on_tool_calls(tool: str, change: Callable[[dict[str, Any]], dict[str, Any] |
         seen["count"] += 1
         return Reply.call(tool, **changed)
 
+    deviate.hide = times == 1  # type: ignore[attr-defined]  # a lasting habit stays in view, as it would for a model
     return deviate
 
 
@@ -85,6 +86,9 @@ class LlmLike(OfflineModel):
     def __init__(self, role: str, deviation: Deviation, max_tokens: int = 4096, cache: bool = False) -> None:
         super().__init__(role=role, max_tokens=max_tokens, cache=cache)
         self.deviation = deviation
+        #: One-off slips are trimmed from what the brain sees afterwards; a lasting habit (a deviation with
+        #: ``hide = False``) stays in its conversation, so the brain reacts to the results as a model would.
+        self.hide = getattr(deviation, "hide", True)
         self.role = role
         self.calls = 0
         self.deviated: list[tuple[int, Any]] = []
@@ -123,6 +127,8 @@ class LlmLike(OfflineModel):
         return out
 
     def _hidden(self, block: dict[str, Any]) -> bool:
+        if not self.hide:
+            return False
         if "toolUse" in block:
             return block["toolUse"]["toolUseId"] in self._hidden_ids
         if "toolResult" in block:

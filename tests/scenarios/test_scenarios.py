@@ -378,3 +378,62 @@ def test_a_model_that_repeats_the_same_failing_call_five_times_runs_it_twice_the
     assert_refused(run, "supervisor", "coder", "kept sending the same failing write_and_execute_tool call")
     runs = json.loads((run.job_dir / "run_info.json").read_text(encoding="utf-8"))["metrics"]["scripts_run"]
     assert runs >= 2
+
+
+# --- reviewer's cases: typed numbers in other shapes, a number in a caption, a job that ends needs_review ----------
+
+FIRST_REF = re.compile(r"\{\{calc:[^}]+\}\}")
+
+
+def swap_first_reference(new: str, times: int = 1):
+    """The Reporter's render with its first reference typed as ``new``."""
+
+    def change(tool_input: dict) -> dict | None:
+        markdown = tool_input.get("markdown") or ""
+        return {**tool_input, "markdown": FIRST_REF.sub(new, markdown, count=1)} if FIRST_REF.search(markdown) else None
+
+    return on_tool_calls("render_report", change, times)
+
+
+def test_1_a_korean_report_with_a_typed_count_is_refused(scenario) -> None:
+    run = scenario(
+        {"reporter": swap_first_reference("34건")}, request="이 판매 데이터를 분석하고 보고서를 작성해 주세요"
+    )
+    assert_refused(run, "reporter", "render_report", "34")
+    assert_outcome(run, "completed")
+
+
+def test_1_a_number_inside_a_quoted_phrase_is_refused(scenario) -> None:
+    run = scenario({"reporter": swap_first_reference('"grew 12.5% in 34 stores"')})
+    assert_refused(run, "reporter", "render_report", "12.5")
+    assert_outcome(run, "completed")
+
+
+CAPTION_WITH_NUMBER = """\
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+from coder_analysis_utils import load_df, save_chart
+df = load_df()
+fig, ax = plt.subplots()
+ax.bar(["a", "b"], [1, 2])
+save_chart(fig, "probe", title="Revenue", alt="Revenue by region",
+           caption="North leads with 61.3% of revenue in 34 stores")
+"""
+
+
+def test_1_a_chart_caption_with_a_typed_number_fails_the_script(scenario) -> None:
+    run = scenario({"coder": at_calls({1: failing_script(CAPTION_WITH_NUMBER)})})
+    assert_refused(run, "coder", "write_and_execute_tool", "61.3")
+    assert_outcome(run, "completed")
+
+
+def test_a_reporter_that_keeps_typing_a_citation_marker_ends_needs_review(scenario) -> None:
+    def stray_marker(tool_input: dict) -> dict | None:
+        markdown = tool_input.get("markdown") or ""
+        return {**tool_input, "markdown": FIRST_REF.sub(lambda m: m.group(0) + " [999]", markdown, count=1)}
+
+    run = scenario({"reporter": on_tool_calls("render_report", stray_marker, times=1000)})
+    assert_outcome(run, "needs_review", reason="audit")
+    audit = json.loads((run.job_dir / "audit_findings.json").read_text(encoding="utf-8"))
+    assert audit["verdict"] == "needs_review" and audit["stats"]["type_c"] >= 1

@@ -171,3 +171,25 @@ def test_validation_never_reads_job_files_through_a_planted_link(tmp_path: Path)
     os.symlink(other, job / "calculation_metadata.json")
     with pytest.raises(ValidationError, match="symbolic link"):
         load_calculations(job)
+
+
+def test_host_reads_refuse_a_planted_fifo_or_an_oversized_file_without_blocking(tmp_path: Path) -> None:
+    job = tmp_path / "job"
+    job.mkdir()
+    os.mkfifo(job / "all_results.txt")  # a blocking read here would hang the test until its timeout
+    with pytest.raises(UnsafePathError, match="not a regular file"):
+        read_text(job / "all_results.txt", beneath=job)
+    (job / "plan.md").write_text("x" * 2048, encoding="utf-8")
+    with pytest.raises(UnsafePathError, match="2,048 bytes"):
+        read_text(job / "plan.md", beneath=job, max_bytes=1024)
+    assert read_text(job / "plan.md", beneath=job) == "x" * 2048
+
+
+def test_the_supervising_loop_counts_no_calculations_through_a_planted_link(tmp_path: Path) -> None:
+    from insightloom.workflow.supervising import snapshot
+
+    runtime = JobRuntime.create(JobFolder.create(tmp_path / "artifacts"), Settings(provider="offline"), "r", "en")
+    other = tmp_path / "elsewhere.json"
+    other.write_text('{"calculations": [{"id": "a"}, {"id": "b"}]}', encoding="utf-8")
+    os.symlink(other, runtime.root / "calculation_metadata.json")
+    assert snapshot(runtime).calculations == 0

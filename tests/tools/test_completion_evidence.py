@@ -134,20 +134,30 @@ def test_an_ambiguous_wording_is_refused_listing_the_candidates(rt: JobRuntime) 
     assert _open_items(rt) == [KPI, REGION, CHANNEL]
 
 
-def test_other_roles_need_their_files(rt: JobRuntime) -> None:
+def test_other_roles_need_their_tool_run_and_their_files(rt: JobRuntime) -> None:
     rt.state.set_plan(PLAN.replace("- [ ] Compute", "- [x] Compute").replace("- [ ] Break", "- [x] Break"))
+    rt.evidence.update(validated=1, rendered=1, audited=1)  # the tools ran (tests/tools/test_host_evidence.py)
     for item, missing, make in [
         ("Re-run every check", "citations.json", lambda: '{"metadata": {}, "citations": []}'),
         ("Audit the DOCX", "audit_findings.json", lambda: '{"verdict": "pass"}'),
     ]:
         refused = _text(_call(rt, items=[item]))
-        assert missing in refused and "Fix:" in refused
+        assert f"{missing} does not exist yet" in refused and "Fix:" in refused
         (rt.root / missing).write_text(make(), encoding="utf-8")
         assert "Ticked 1 item(s)" in _text(_call(rt, items=[item]))
     assert "final_report.docx does not exist" in _text(_call(rt, items=["Write the report"]))
     (rt.root / "final_report.docx").write_bytes(b"PK")
     assert "Ticked 1 item(s)" in _text(_call(rt, items=["Write the report"]))
     assert parse_plan(rt.state.full_plan).complete
+
+
+def test_a_planted_fifo_is_no_chart(rt: JobRuntime) -> None:
+    import os
+
+    os.mkfifo(rt.root / "charts" / "region.png")  # opening it must neither block nor count
+    (rt.root / "charts" / "region.json").write_text("{}", encoding="utf-8")
+    _result(rt, REGION, charts="charts/region.png")
+    assert "no calculation tracked" in _text(_call(rt, items=[REGION]))
 
 
 def test_a_second_tracker_call_still_sees_the_tracked_section(rt: JobRuntime) -> None:
@@ -161,10 +171,10 @@ def test_a_second_tracker_call_still_sees_the_tracked_section(rt: JobRuntime) ->
     assert "Re-run every check" not in section
 
 
-def test_the_tracker_sees_the_role_its_task_names(rt: JobRuntime) -> None:
+def test_the_tracker_sees_the_agent_of_a_leading_response_header(rt: JobRuntime) -> None:
     from insightloom.agents.tool_agents import tool_agent_prompt
 
     rt.state.record("coder", "## Status\nSUCCESS\n")
-    prompt = tool_agent_prompt("tracker", rt, "Tick the items that the validator completed.")
+    prompt = tool_agent_prompt("tracker", rt, "Response from validator:\n\n<response>\n## Status\nSUCCESS\n</response>")
     section = prompt[prompt.rindex("<plan_section>") : prompt.rindex("</plan_section>")]
     assert "### 2. Validator: Verification" in section and KPI not in section

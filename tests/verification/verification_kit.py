@@ -88,16 +88,18 @@ def first_verified(job_dir: Path, unit: str = "count") -> dict[str, Any]:
 
 
 def draft_with_b_defect(job_dir: Path) -> Callable[[Conversation], Reply]:
-    """A scripted Reporter step: a draft citing one number properly and typing a wrong value before its marker."""
+    """A scripted Reporter step: a draft citing one number properly and typing a marker with no value before it.
+
+    (A typed value before the marker, "1000 [1]", never renders: the renderer refuses the typed number.)
+    """
 
     def step(conv: Conversation) -> Reply:
         calc = first_verified(job_dir)
-        wrong = int(calc["value"]) + 1000
         markdown = (
             "# Sales report\n\n## Summary\n\n"
             f"The data has {{{{calc:{calc['calculation_id']}}}}} rows.\n\n"
             "## Details\n\n"
-            f"Counted again, the rows are {wrong} [1]. This sentence stays.\n\n"
+            "Counted again, the rows are [1]. This sentence stays.\n\n"
             "## Closing\n\nEvery figure is cited.\n"
         )
         return Reply.call("render_report", markdown=markdown)

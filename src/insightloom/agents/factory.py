@@ -26,11 +26,12 @@ from strands.types.content import SystemContentBlock
 
 from ..context.history import HistoryReducer, ReductionPolicy
 from ..models import make_model
+from ..plan import parse_plan
 from ..prompting import load_prompt, split_static
 from ..runtime import JobRuntime
 from ..telemetry import AgentTelemetry
 from ..telemetry.pricing import PriceTable
-from .guards import BudgetGuard, CancelGuard, RepeatGuard, start_wall_clock
+from .guards import BudgetGuard, CancelGuard, RepeatGuard, TurnToolCap, start_wall_clock
 
 logger = logging.getLogger(__name__)
 
@@ -97,9 +98,7 @@ def _conversation_manager(role: str, rt: JobRuntime, policy: ContextPolicy) -> A
 
 def open_items_note(rt: JobRuntime, shown: int = 5) -> str:
     """What the Supervisor's shortened results say about the plan: the items open when they were shortened."""
-    from ..workflow.supervising import open_items  # the workflow imports this module
-
-    items = open_items(rt.state.full_plan)
+    items = parse_plan(rt.state.full_plan).open_items()
     if not items:
         return "No plan items were open when this result was shortened."
     more = f"; and {len(items) - shown} more" if len(items) > shown else ""
@@ -140,7 +139,7 @@ def build_agent(
     if role == "supervisor":
         start_wall_clock(rt)  # running time counts from here: the plan review's wait is not the job's work
     cached = policy.cache and spec.cache and spec.provider in CACHE_POINT_PROVIDERS
-    policy_hooks: list[Any] = [CancelGuard(rt), BudgetGuard(rt), RepeatGuard()]
+    policy_hooks: list[Any] = [CancelGuard(rt), BudgetGuard(rt), RepeatGuard(), TurnToolCap(rt)]
     if policy.reduce_history and role in REDUCTION:
         note = (lambda: open_items_note(rt)) if role == "supervisor" else None
         policy_hooks.append(HistoryReducer(REDUCTION[role], note))

@@ -65,11 +65,12 @@ class BudgetGuard(HookProvider):
         ceilings = (
             ("model calls", total.calls, settings.max_model_calls, "max_model_calls"),
             ("tokens", total.all_tokens, settings.max_total_tokens, "max_total_tokens"),
-            ("estimated cost (USD)", round(total.cost_usd, 4), settings.max_cost_usd, "max_cost_usd"),
-            ("running seconds", round(elapsed, 1), settings.max_wall_seconds, "max_wall_seconds"),
+            ("estimated cost (USD)", total.cost_usd, settings.max_cost_usd, "max_cost_usd"),
+            ("running seconds", elapsed, settings.max_wall_seconds, "max_wall_seconds"),
         )
         for what, used, limit, key in ceilings:
-            if used >= limit:
+            if used >= limit:  # compared unrounded: a rounded 0.03 may still be under a 0.03 ceiling
+                used = round(used, 4) if isinstance(used, float) else used
                 logger.warning("job %s stopped at its %s ceiling (%s >= %s)", self.rt.job.id, what, used, limit)
                 raise BudgetExceeded(
                     f"The job reached its ceiling on {what}: {used:,} of {limit:,} (setting {key}).",
@@ -141,3 +142,29 @@ class RepeatGuard(HookProvider):
             key = _call_key(event.tool_use)
             self.failures[key] += 1
             self.last_error[key] = _result_text(event.result)
+
+
+class TurnToolCap(HookProvider):
+    """Stops an agent's turn once it made ``max_tool_calls_per_turn`` tool calls.
+
+    A model that loops (re-rendering, re-running, re-reading) would otherwise run until a job ceiling, and Strands
+    recurses once per tool cycle, so a very long turn ends in a RecursionError instead of a clear error.
+    """
+
+    def __init__(self, rt: JobRuntime) -> None:
+        self.limit = rt.settings.max_tool_calls_per_turn
+        self.calls = 0
+
+    def register_hooks(self, registry: HookRegistry, **kwargs: Any) -> None:
+        registry.add_callback(BeforeToolCallEvent, self._count)
+
+    def _count(self, event: BeforeToolCallEvent) -> None:
+        self.calls += 1
+        if self.calls > self.limit:
+            agent = getattr(event.agent, "name", "agent")
+            raise BudgetExceeded(
+                f"The {agent} made {self.limit} tool calls in one turn without finishing (setting "
+                "max_tool_calls_per_turn).",
+                f"call the {agent} again with fewer items at a time, or raise max_tool_calls_per_turn in "
+                "insightloom.yaml.",
+            )

@@ -58,12 +58,16 @@ def tools_for(role: str, rt: JobRuntime) -> tuple[list[Any], list[Any]]:
     return [make_audit_report(rt)], []
 
 
+_RESPONSE_HEADER_RE = re.compile(r"\A\s*Response from (?P<role>\w+):", re.I)
+
+
 def tracked_role(rt: JobRuntime, task: str = "") -> str:
-    """The role whose section the Tracker works on: the one its task names (when it names exactly one), else the
-    last agent other than the Tracker itself (a second Tracker call in a row still sees that agent's section)."""
-    named = [r for r in TOOL_AGENT_ROLES if r != "tracker" and re.search(rf"\b{r}\b", task, re.I)]
-    if len(named) == 1:
-        return named[0]
+    """The role whose section the Tracker works on: the agent of a leading ``Response from <role>:`` header of its
+    task, else the last agent other than the Tracker itself (a second Tracker call in a row still sees that agent's
+    section). Roles merely named in the task's text never count: "ready for the validator" is the Coder speaking."""
+    header = _RESPONSE_HEADER_RE.match(task)
+    if header and (named := header.group("role").lower()) in TOOL_AGENT_ROLES and named != "tracker":
+        return named
     worked = [entry["agent"] for entry in rt.state.history if entry.get("agent") not in ("tracker", None)]
     return worked[-1] if worked else "coder"
 

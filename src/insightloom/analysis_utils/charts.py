@@ -3,6 +3,10 @@
 Charts scaled down into a document became illegible in the reference system, so the figure is saved at its final
 width (6.0 in at 150 dpi) with every text at least 9 pt. Korean labels need a CJK font or matplotlib draws boxes;
 the font is applied to the figure's own text objects, never to global rcParams of the host process.
+
+The title and caption are printed in the report as they are (the caption under the figure), where no number can be
+checked or cited, so ``save_chart`` refuses one that holds a claim-number or a reference, by the report's own rule
+(``report.labels``: the data's names, codes, years and dates may stay).
 """
 
 from __future__ import annotations
@@ -14,8 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from insightloom.analysis_utils.jobdir import job_dir
+from insightloom.calc_refs import CALC_REF_RE, find_near_misses
 from insightloom.fileio import write_json
 from insightloom.fonts import find_cjk_font, has_cjk
+from insightloom.report.labels import load_labels, typed_claims
 
 logger = logging.getLogger(__name__)
 
@@ -93,6 +99,33 @@ def _tick_size(ax: Any) -> float:
     return max((float(label.get_fontsize()) for label in labels), default=MIN_FONT_PT)
 
 
+def _number_problems(folder: Path, texts: dict[str, str]) -> list[str]:
+    """What in a chart's printed texts is a number or a reference, by the report's rule for typed numbers."""
+    labels = load_labels(folder)
+    problems = []
+    for field, text in texts.items():
+        problems += [f"{field} holds the number '{token.text}'" for token in typed_claims(text, labels)]
+        refs = [m.group(0) for m in CALC_REF_RE.finditer(text)] + [m.written for m in find_near_misses(text)]
+        problems += [f"{field} holds {ref}" for ref in refs]
+    return problems
+
+
+def _refuse_numbers(stem: str, folder: Path, title: str, caption: str) -> None:
+    """Raise before anything is saved when the title or caption states a number.
+
+    Raises:
+        ValueError: Naming each number and the fix.
+    """
+    problems = _number_problems(folder, {"title": str(title), "caption": str(caption)})
+    if problems:
+        raise ValueError(
+            f"save_chart({stem!r}) was not saved: {'; '.join(problems)}. The title and caption are printed in the "
+            "report as they are, where a number cannot be checked: say what the chart shows without numbers "
+            "(e.g. caption='Revenue by region, largest first'); numbers belong in the report as {{calc:ID}} "
+            "references to tracked calculations."
+        )
+
+
 def save_chart(fig: Any, name: str, *, title: str, alt: str, caption: str) -> str:
     """Save ``fig`` as ``charts/<name>.png`` plus the ``charts/<name>.json`` sidecar.
 
@@ -105,8 +138,13 @@ def save_chart(fig: Any, name: str, *, title: str, alt: str, caption: str) -> st
 
     Returns:
         The PNG path relative to the job folder (``charts/<name>.png``).
+
+    Raises:
+        ValueError: The name has no usable characters, or the title or caption holds a number (``61.3%``,
+            ``34 stores``) or a reference: they are printed as they are, so they name what the chart shows.
     """
     stem = chart_name(name)
+    _refuse_numbers(stem, job_dir(), title, caption)
     folder = job_dir() / "charts"
     folder.mkdir(parents=True, exist_ok=True)
     width, height = fig.get_size_inches()

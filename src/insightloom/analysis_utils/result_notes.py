@@ -52,8 +52,8 @@ def calc_refs(text: str) -> list[str]:
 
 
 def _reference_problems(text: str, cited: Iterable[str], known: list[str]) -> list[str]:
-    """Near-miss references in ``text`` and cited ids that ``calculation_metadata.json`` does not hold."""
-    problems = [f"{miss.written} is not a reference: {miss.advice()}" for miss in find_near_misses(text)]
+    """Near-miss references in ``text`` (their fix naming the tracked id meant) and cited ids not tracked."""
+    problems = [f"{miss.written} is not a reference: {miss.advice()}" for miss in find_near_misses(text, known or None)]
     tracked = set(known)
     problems += [unknown_id_advice(calc_id, known) for calc_id in dict.fromkeys(cited) if calc_id not in tracked]
     return problems
@@ -63,7 +63,8 @@ def _check_references(section: str, text: str, calculations: Iterable[str], fold
     """Refuse a section whose references would not resolve, so the script fails with the fix in its traceback.
 
     Raises:
-        ValueError: A near miss such as ``{calc:x}``, or an id that is not in ``calculation_metadata.json``.
+        ValueError: A near miss such as ``{calc:x}`` or ``{{Calc:X}}`` (or any other ``{{...}}``), or an id that is
+            not in ``calculation_metadata.json``.
     """
     known = [str(c["id"]) for c in load_calculations(folder)]
     problems = _reference_problems(text, calculations, known)

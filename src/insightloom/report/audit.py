@@ -1,17 +1,18 @@
 """Deterministic audit of the finished DOCX against citations.json.
 
 Findings:
-    A (block) a number in prose with no citation marker right after it;
+    A (block) a number that claims something without being cited: cited means inside the exact span the renderer
+              prints for a marker, ``<formatted value> [N]``, so a number merely near a marker (``12.5% led by
+              North [4]``) or before a wrong value's marker is A too;
     B (block) a marker whose preceding printed value is not ``format_value`` of the cited calculation;
     C (block) an undefined marker: a ``[N]`` that no citation has, or a reference left unfilled in the text
-              (``{{calc:x}}``, or a near miss such as ``{calc:x}``);
+              (``{{calc:x}}``, a near miss such as ``{calc:x}``, any leftover ``{{...}}``);
     D (warn)  a tracked calculation never cited.
 
-The body is every paragraph and table cell before the References heading; the References section is parsed only to
-map markers to calculations when citations.json lacks them. Headings and figure captions are checked for B and C but
-not for A: they label content rather than claim numbers, and a caption comes from the chart's sidecar, which cannot
-hold markers. What is a label rather than a claim (a table's header row and first column, label-style runs from
-backticks, the data's names and category values) is decided by ``report.labels``, the rule the renderer refuses
+The body is every paragraph (the title, headings and figure captions included) and table cell before the References
+heading; the References section is parsed only to map markers to calculations when citations.json lacks them. What
+is a label rather than a claim (a table's header row and first column, label-style runs from backticks, the data's
+names and category values, a heading's own numbering) is decided by ``report.labels``, the rule the renderer refuses
 typed numbers by, so a report that rendered never yields A. Verdict: ``pass`` without A, B and C; else ``retry``
 while retries remain, then ``needs_review``.
 """
@@ -33,7 +34,15 @@ from insightloom.calc_refs import CALC_REF_RE, FSTRING_HINT, find_near_misses, r
 from insightloom.errors import BadInputError
 from insightloom.fileio import write_json
 from insightloom.report.calcinfo import CalcInfo, load_calc_info
-from insightloom.report.labels import LABEL_STYLE, Labels, Span, is_label_cell, load_labels, uncited_claims
+from insightloom.report.labels import (
+    LABEL_STYLE,
+    Labels,
+    Span,
+    is_label_cell,
+    load_labels,
+    section_number_spans,
+    uncited_claims,
+)
 from insightloom.report.numbers import MARKER_RE, printed_matches, value_before
 from insightloom.report.render import DOCX_NAME, REFERENCES_HEADINGS
 from insightloom.timeutil import utc_now
@@ -55,6 +64,7 @@ class TextUnit:
     location: str
     claims_numbers: bool = True
     label_spans: list[Span] = field(default_factory=list)
+    heading: bool = False
 
 
 @dataclass
@@ -144,9 +154,9 @@ def _read_docx(path: Path) -> tuple[list[TextUnit], list[str]]:
             if style.startswith("Heading") or style == "Title":
                 section = item.text.strip() or section
             label = f"paragraph {para_no} (section '{section}')"
-            claims = not (style.startswith("Heading") or style in {"Title", "Caption"})
+            heading = style.startswith("Heading") or style == "Title"
             text, spans = _label_text([item])
-            units.append(TextUnit(text, label, claims, spans))
+            units.append(TextUnit(text, label, True, spans, heading))
         else:
             table_no += 1
             units += _table_units(item, table_no, section)
@@ -230,13 +240,15 @@ def _a_fix(value: str, location: str) -> str:
     return (
         f"In report.md, section '{section}': replace the typed number {value!r} with the {{{{calc:<id>}}}} reference "
         "of a verified calculation in citations.json, or delete the number (a name or code that holds digits goes "
-        f"in `backticks`); then render again (render_section('{section}', ...) and render_report())."
+        f"in `backticks`; a number in a figure caption comes from the chart's save_chart caption); then render "
+        f"again (render_section('{section}', ...) and render_report())."
     )
 
 
 def _number_findings(unit: TextUnit, labels: Labels, printed: dict[str, str]) -> list[dict[str, Any]]:
     if not unit.claims_numbers:
         return []
+    numbering = section_number_spans(unit.text) if unit.heading else []
     return [
         {
             "type": "A",
@@ -247,16 +259,17 @@ def _number_findings(unit: TextUnit, labels: Labels, printed: dict[str, str]) ->
             "marker": None,
             "suggested_fix": _a_fix(token.text, unit.location),
         }
-        for token in uncited_claims(unit.text, labels, protected=unit.label_spans, printed=printed)
+        for token in uncited_claims(unit.text, labels, protected=unit.label_spans, printed=printed, numbering=numbering)
     ]
 
 
-def _unfilled_findings(unit: TextUnit) -> list[dict[str, Any]]:
+def _unfilled_findings(unit: TextUnit, known: list[str] | None) -> list[dict[str, Any]]:
     """References printed as text: a ``{{calc:x}}`` the renderer never filled, or a near miss such as ``{calc:x}``."""
     found: list[tuple[str, str, int, str | None]] = [
         (m.group(0), m.group(1), m.start(), None) for m in CALC_REF_RE.finditer(unit.text)
     ]
-    found += [(miss.written, miss.calc_id, miss.start, miss.advice()) for miss in find_near_misses(unit.text)]
+    misses = find_near_misses(unit.text, known)
+    found += [(miss.written, miss.calc_id, miss.start, miss.advice()) for miss in misses]
     findings = []
     for written, calc_id, at, advice in sorted(found, key=lambda item: item[2]):
         fix = (
@@ -335,7 +348,7 @@ def audit_report(job_dir: Path, retry_count: int = 0, *, max_retries: int = 2) -
     findings: list[dict[str, Any]] = []
     for unit in units:
         findings += _marker_findings(unit, markers, cited)
-        findings += _unfilled_findings(unit)
+        findings += _unfilled_findings(unit, list(calcs) or None)
         findings += _number_findings(unit, labels, printed)
     findings += _uncited_findings(calcs, cited)
     stats = {f"type_{t.lower()}": sum(1 for f in findings if f["type"] == t) for t in "ABCD"}

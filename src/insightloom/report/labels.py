@@ -2,13 +2,19 @@
 
 The renderer refuses a typed number and the audit flags one left in the DOCX (finding A), so both must agree on what
 is *not* a claim, or a render that passed could still fail its audit. On top of :func:`find_numbers` (years, dates,
-ordinals, figure/section numbers, numbers glued to letters), these are labels rather than numbers:
+ordinals, figure/section numbers, codes and labels glued to a word), these are labels rather than numbers:
 
 - text in backticks, which the DOCX prints in the :data:`LABEL_STYLE` character style;
 - a table's header row and first column (the group keys: "2024", "10001", "Plan 500");
-- the data's column names and category values from ``cache/profile.json`` (a year or ZIP code used as a group key);
-- a short quoted label that holds a letter (``"Plan 500"``), never a quoted bare number (``"12.5%"``);
-- a value the renderer printed before its marker (a cited text value such as "Store 5 Premium Members" [4]).
+- the data's column names and category values from ``cache/profile.json`` that are at least
+  :data:`MIN_NAME_CHARS` characters long and shaped like a name (a year, a ZIP code, "Plan 500"; never "15.5%");
+- a short quoted name (``"Plan 500"``): words, then one plain integer that ends it (``"grew 12.5% in 34 stores"``
+  and ``"3 regions"`` are claims in quotes);
+- a heading's own numbering ("2. Revenue", "3.1 Channels").
+
+A number is cited only inside the exact span the renderer prints for a reference, ``<formatted value> [N]``. Those
+spans are masked before anything else is decided, so the renderer (which masks what it substituted) and the audit
+(which masks each marker's exact printed value) look at the same text.
 """
 
 from __future__ import annotations
@@ -23,16 +29,38 @@ from typing import Any
 
 from insightloom.errors import InsightloomError
 from insightloom.fileio import read_json
-from insightloom.report.numbers import MARKER_RE, NumberToken, find_numbers, printed_matches
+from insightloom.report.markdown_blocks import plain_text
+from insightloom.report.numbers import (
+    MARKER_RE,
+    NumberToken,
+    find_numbers,
+    printed_matches,
+)
 from insightloom.validation.jobfiles import PROFILE_FILE
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["LABEL_STYLE", "Labels", "is_label_cell", "load_labels", "uncited_claims"]
+__all__ = [
+    "LABEL_STYLE",
+    "MIN_NAME_CHARS",
+    "Labels",
+    "is_label_cell",
+    "load_labels",
+    "printed_spans",
+    "section_number_spans",
+    "typed_claims",
+    "uncited_claims",
+]
 
 LABEL_STYLE = "Data Label"
+MIN_NAME_CHARS = 4
 Span = tuple[int, int]
+MASK = "\ufffc"  # stands in for a printed value: no letter, digit, space or punctuation a rule looks at
 _MAX_QUOTED = 60
+_MEASURE_RE = re.compile(r"%|\d[.,]\d")
+_DIGITS_RE = re.compile(r"\d+")
+# "2. Revenue", "3.1 Channels", "4) Outlook" at the start of a heading.
+_SECTION_NUMBER_RE = re.compile(r"^\s*(?:\d{1,2}(?:\.\d{1,2})+\.?|\d{1,2}[.)])(?=\s)")
 _QUOTE_PAIRS = [('"', '"'), ("'", "'"), ("\u201c", "\u201d"), ("\u2018", "\u2019"), ("\u00ab", "\u00bb")]
 _QUOTE_PAIRS += [("\u300c", "\u300d"), ("\u300e", "\u300f")]  # 「」 『』
 _QUOTED_RE = re.compile(
@@ -61,12 +89,15 @@ class Labels:
 
 
 def _label_text(value: Any) -> str | None:
+    """A data name that may stand for its digits in prose: long enough, and a name or a bare integer (a ZIP code)."""
     if isinstance(value, bool) or value is None:
         return None
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     text = str(value).strip()
-    return text if any(ch.isdigit() for ch in text) else None  # a name without digits never hides a number
+    if not any(ch.isdigit() for ch in text) or len(text) < MIN_NAME_CHARS:
+        return None  # a name without digits never hides a number; "3" or "12" would hide every 3 and 12
+    return text if text.isdigit() or (any(ch.isalpha() for ch in text) and "%" not in text) else None
 
 
 def _column_labels(column: dict[str, Any]) -> list[str]:
@@ -99,19 +130,46 @@ def is_label_cell(row: int, col: int) -> bool:
     return row == 0 or col == 0
 
 
+def section_number_spans(text: str) -> list[Span]:
+    """A heading's own numbering ("2. Revenue", "3.1 Channels"), which is not a claim."""
+    match = _SECTION_NUMBER_RE.match(text)
+    return [match.span()] if match else []
+
+
+def _name_shaped(quoted: str) -> bool:
+    """A quoted name ("Plan 500", "Gold 7"): words, then one number that ends it.
+
+    Not a quoted claim: "grew 12.5% in 34 stores", "3 regions", "rose 12 percent", "34건".
+    """
+    words, _, number = quoted.strip().rpartition(" ")
+    if not any(ch.isalpha() for ch in words) or _MEASURE_RE.search(quoted) or _DIGITS_RE.search(words):
+        return False
+    return number.isdigit()
+
+
+_BARE_NUMBER_RE = re.compile(r"^\s*[-+]?[$€£₩]?\d[\d,]*(?:\.\d+)?\s*(?:%|[A-Za-z]{1,3}|[\uac00-\ud7a3]{1,2})?\s*$")
+
+
 def _quoted_spans(text: str) -> list[Span]:
-    return [m.span() for m in _QUOTED_RE.finditer(text) if any(ch.isalpha() for ch in m.group(0))]
+    return [m.span() for m in _QUOTED_RE.finditer(text) if _name_shaped(m.group(0)[1:-1])]
 
 
-def _printed_value_spans(text: str, printed: Mapping[str, str]) -> list[Span]:
-    """The renderer's own value before each marker, when it is exactly what the renderer prints."""
+def printed_spans(text: str, printed: Mapping[str, str]) -> list[Span]:
+    """Each ``<value> [N]`` whose value is exactly what the renderer prints for marker ``[N]``: the cited spans."""
     spans = []
     for match in MARKER_RE.finditer(text):
         expected = printed.get(match.group(0))
         if expected and printed_matches(text, match.start(), expected):
             end = len(text[: match.start()].rstrip())
-            spans.append((end - len(expected), end))
+            spans.append((end - len(expected), match.end()))
     return spans
+
+
+def _mask(text: str, spans: Iterable[Span]) -> str:
+    chars = list(text)
+    for lo, hi in spans:
+        chars[lo:hi] = MASK * (hi - lo)
+    return "".join(chars)
 
 
 def _overlaps(spans: Iterable[Span], token: NumberToken) -> bool:
@@ -119,15 +177,35 @@ def _overlaps(spans: Iterable[Span], token: NumberToken) -> bool:
 
 
 def uncited_claims(
-    text: str, labels: Labels, *, protected: Iterable[Span] = (), printed: Mapping[str, str] | None = None
+    text: str,
+    labels: Labels,
+    *,
+    protected: Iterable[Span] = (),
+    printed: Mapping[str, str] | None = None,
+    cited: Iterable[Span] = (),
+    numbering: Iterable[Span] = (),
 ) -> list[NumberToken]:
     """The numbers in printed ``text`` that claim something without a citation.
+
+    A number is cited only inside a printed ``<value> [N]`` span; every other number that is not a label is a claim
+    (a number next to a text value's marker too: "12.5% led by North [4]").
 
     Args:
         text: The text as the DOCX shows it (values and markers filled in, Markdown markup removed).
         labels: The data's names (:func:`load_labels`).
         protected: Spans that are labels by their formatting (backtick text, the label style).
-        printed: Marker ("[3]") -> the value the renderer prints before it.
+        printed: Marker ("[3]") -> the value the renderer prints before it (the audit finds the cited spans so).
+        cited: The spans the renderer itself filled in (the renderer's check).
+        numbering: A heading's own section number (:func:`section_number_spans`).
     """
-    spans = [*protected, *labels.spans(text), *_quoted_spans(text), *_printed_value_spans(text, printed or {})]
-    return [token for token in find_numbers(text) if not token.cited and not _overlaps(spans, token)]
+    masked = _mask(text, [*cited, *printed_spans(text, printed or {})])
+    # Backticks make a name a label, not a number: `12.5%` alone in backticks is still a typed claim.
+    named = [(lo, hi) for lo, hi in protected if not _BARE_NUMBER_RE.match(text[lo:hi])]
+    spans = [*named, *numbering, *labels.spans(masked), *_quoted_spans(masked)]
+    return [token for token in find_numbers(masked) if not _overlaps(spans, token)]
+
+
+def typed_claims(markdown: str, labels: Labels) -> list[NumberToken]:
+    """The claim-numbers of a free Markdown text with no references, such as a chart's title or caption."""
+    text, label_spans = plain_text(markdown)
+    return uncited_claims(text, labels, protected=label_spans)

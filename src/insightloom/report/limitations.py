@@ -2,12 +2,15 @@
 
 They come from ``plan.md`` on every render, not from the Reporter's Markdown, so a report can never leave them out
 and a re-render never lists them twice. The item and the reason are quoted from the plan as labels (the backtick
-style), because they are the plan's words, not claims the report makes with numbers.
+style), because they are the plan's words, not claims the report makes with numbers. So that each stays one whole
+label whatever the plan holds, the characters that would split or reinterpret it (``**``, backticks, braces of a
+``{{calc:x}}``, the brackets of a ``[3]`` that reads as a citation marker) are dropped or softened first.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
 
 from insightloom.errors import UnsafePathError
@@ -21,8 +24,13 @@ PLAN_FILE = "plan.md"
 HEADINGS = {"en": ("Limitations", "not possible"), "ko": ("한계", "수행할 수 없음")}
 
 
+_MARKUP_RE = re.compile(r"\*{2,}|[`{}]")
+
+
 def _label(text: str) -> str:
-    return "`" + " ".join(text.replace("`", "").split()) + "`"
+    """``text`` as one label run: no bold markers, backticks or braces inside, brackets as parentheses."""
+    clean = " ".join(_MARKUP_RE.sub("", text).replace("[", "(").replace("]", ")").split())
+    return f"`{clean}`" if clean else ""
 
 
 def _settled_items(job_dir: Path) -> list[tuple[str, str]]:

@@ -22,8 +22,10 @@ __all__ = [
     "Block",
     "InlineRun",
     "inline_runs",
+    "located_runs",
     "parse_markdown",
     "plain_text",
+    "plain_text_map",
     "split_row",
 ]
 
@@ -143,32 +145,47 @@ class InlineRun:
     label: bool = False
 
 
-def _label_runs(text: str, bold: bool) -> list[InlineRun]:
-    runs: list[InlineRun] = []
+def _label_runs(text: str, bold: bool, base: int) -> list[tuple[InlineRun, int]]:
+    runs: list[tuple[InlineRun, int]] = []
     last = 0
     for match in _CODE_RE.finditer(text):
-        runs += [InlineRun(text[last : match.start()], bold), InlineRun(match.group(1), bold, label=True)]
+        runs.append((InlineRun(text[last : match.start()], bold), base + last))
+        runs.append((InlineRun(match.group(1), bold, label=True), base + match.start(1)))
         last = match.end()
-    runs.append(InlineRun(text[last:], bold))
+    runs.append((InlineRun(text[last:], bold), base + last))
     return runs
+
+
+def located_runs(text: str) -> list[tuple[InlineRun, int]]:
+    """:func:`inline_runs` with the offset in ``text`` where each run's text starts."""
+    runs: list[tuple[InlineRun, int]] = []
+    last = 0
+    for match in _BOLD_RE.finditer(text):
+        runs += _label_runs(text[last : match.start()], False, last)
+        runs += _label_runs(match.group(1), True, match.start(1))
+        last = match.end()
+    runs += _label_runs(text[last:], False, last)
+    return [(run, at) for run, at in runs if run.text]
 
 
 def inline_runs(text: str) -> list[InlineRun]:
     """Split text on ``**bold**`` and then on ```labels```, dropping empty pieces."""
-    runs: list[InlineRun] = []
-    last = 0
-    for match in _BOLD_RE.finditer(text):
-        runs += _label_runs(text[last : match.start()], False) + _label_runs(match.group(1), True)
-        last = match.end()
-    runs += _label_runs(text[last:], False)
-    return [run for run in runs if run.text]
+    return [run for run, _ in located_runs(text)]
+
+
+def plain_text_map(text: str) -> tuple[str, list[tuple[int, int]], list[int]]:
+    """:func:`plain_text` plus, for each printed character, its offset in ``text`` (to quote the Markdown)."""
+    printed, spans = "", []
+    offsets: list[int] = []
+    for run, at in located_runs(text):
+        if run.label:
+            spans.append((len(printed), len(printed) + len(run.text)))
+        printed += run.text
+        offsets += range(at, at + len(run.text))
+    return printed, spans, offsets
 
 
 def plain_text(text: str) -> tuple[str, list[tuple[int, int]]]:
     """The text as printed (markup removed) and the offsets of its label runs."""
-    printed, spans = "", []
-    for run in inline_runs(text):
-        if run.label:
-            spans.append((len(printed), len(printed) + len(run.text)))
-        printed += run.text
+    printed, spans, _ = plain_text_map(text)
     return printed, spans

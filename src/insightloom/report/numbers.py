@@ -1,9 +1,11 @@
 """Find the numbers in report text that are claims, and the citation markers after them.
 
 The audit flags a number in prose that carries no marker (type A), so it must not flag what is not a claim: years
-standing alone, dates and times, ordinals, figure/table/section numbers, list numbering, numbers glued to letters or
-Hangul ("30s", "50대", "500ml", "FRUITPROMO5", "Q3") and the marker digits themselves. Everything here is pure text
-processing, so it is tested directly.
+standing alone, dates and times, ordinals, figure/table/section numbers, a small rank ("Top 5"), list numbering,
+codes (digits after ASCII letters: "FRUITPROMO5", "Q3", "SKU_12") and labels glued to a word ("30s", "50대", "500ml",
+"1st", "3월", "15일") and the marker digits themselves. A number glued to a counter or an amount ("34건", "1,234만원",
+"5배", "12k", "3x", "2bn", "USD1200") is a claim like any other. Everything here is pure text processing, so it is
+tested directly.
 """
 
 from __future__ import annotations
@@ -16,8 +18,8 @@ logger = logging.getLogger(__name__)
 
 MARKER_RE = re.compile(r"\[(\d{1,4})\]")
 NUMBER_RE = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
-# Only unit text may stand between a number and its marker: "45.2% [3]", "16,431,923 KRW [1]", "836 [2]".
-_UNIT_THEN_MARKER_RE = re.compile(r"[^\d\[\].;!?\n]{0,24}?\[\d{1,4}\]")
+# Only one unit word may stand between a number and its marker: "45.2% [3]", "16,431,923 KRW [1]", "836 [2]".
+_UNIT_THEN_MARKER_RE = re.compile(r"[ \t]?(?:[^\s\d\[\]]{1,16}[ \t]?)?\[\d{1,4}\]")
 _VALUE_BEFORE_RE = re.compile(r"(-?\d[\d,]*(?:\.\d+)?[^\d\[\]]{0,24})$")
 
 _MONTH = (
@@ -35,10 +37,15 @@ _DATE_RES = [
     re.compile(rf"\b{_MONTH}\s+\d{{4}}\b"),
 ]
 _LABEL_BEFORE_RE = re.compile(
-    r"(?:\b(?:figure|fig\.|table|section|chart|step|part|chapter|appendix|page|p\.|no\.|item|top|bottom|rank)"
-    r"|그림|표|단계|상위|하위|#)\s*$",
+    r"(?:\b(?:figure|fig\.|table|section|chart|step|part|chapter|appendix|page|p\.|item)|그림|표|단계)\s*$",
     re.IGNORECASE,
 )
+# A rank names a place, never an amount: only a small integer follows ("Top 5", "rank 3", "#1", "상위 5개").
+_RANK_BEFORE_RE = re.compile(r"(?:\b(?:top|bottom|rank|no\.)|상위|하위|#)\s*$", re.IGNORECASE)
+# Suffixes glued to a number that make it an amount or a count, a claim ("1,234만원", "5배", "12k", "3x", "34건").
+_AMOUNT_SUFFIX_RE = re.compile(r"(?:만|억|천|조|원|배|달러|퍼센트|프로|%|(?:k|K|M|x|X|bn|mn)(?![A-Za-z0-9_]))")
+_COUNTER_SUFFIX_RE = re.compile(r"(?:건|개|명|회|곳|가지|종|점|시간)")
+_CURRENCY_BEFORE_RE = re.compile(r"(?<![A-Za-z])(?:USD|KRW|EUR|JPY|GBP|CNY|AUD|CAD)$")
 
 
 @dataclass(frozen=True)
@@ -73,17 +80,40 @@ def _is_year(token: str) -> bool:
     return token.isdigit() and len(token) == 4 and 1900 <= int(token) <= 2100
 
 
+def claim_suffix(text: str, end: int) -> str | None:
+    """``"amount"`` or ``"counter"`` when a unit or counter is glued after the number ending at ``end``, else None."""
+    if _AMOUNT_SUFFIX_RE.match(text, end):
+        return "amount"
+    return "counter" if _COUNTER_SUFFIX_RE.match(text, end) else None
+
+
+def _is_code(prev: str, nxt: str) -> bool:
+    """Digits after ASCII letters or next to an underscore name a thing ("Q3", "FRUITPROMO5", "SKU_12")."""
+    return "_" in (prev, nxt) or (prev.isascii() and prev.isalpha())
+
+
+def _is_rank(text: str, start: int, token: str) -> bool:
+    return bool(_RANK_BEFORE_RE.search(text[:start])) and token.isdigit() and len(token) <= 4
+
+
 def _not_a_claim(text: str, start: int, end: int, token: str) -> bool:
     prev = text[start - 1] if start > 0 else ""
     nxt = text[end] if end < len(text) else ""
-    if prev.isalpha() or nxt.isalpha() or "_" in (prev, nxt):
-        return True  # glued: "30s", "50대", "500ml", "FRUITPROMO5", "Q3", "1st"
-    if prev in {".", ","} or prev.isdigit():
+    if _CURRENCY_BEFORE_RE.search(text[max(0, start - 4) : start]):
+        return False  # "USD1200" is an amount, not a code
+    if _is_code(prev, nxt) or prev == "제":
+        return True  # "Q3", "FRUITPROMO5", "제3회" (the third)
+    suffix = claim_suffix(text, end)
+    if suffix is not None:  # "34건", "5배", "12k", "40%": a quantity, unless a rank counts places ("상위 5개")
+        return suffix == "counter" and _is_rank(text, start, token)
+    if nxt.isalpha() or prev.isalpha():
+        return True  # glued to a word: "30s", "50대", "500ml", "1st", "3월", "15일", "제3"
+    if prev in {".", ","} and start > 1 and text[start - 2].isdigit():
         return True  # the tail of a version or code ("1.2.3")
-    if _is_year(token):
+    if _is_year(token) or _is_rank(text, start, token):
         return True
     if _LABEL_BEFORE_RE.search(text[:start]):
-        return True  # "Figure 2", "Table 1", "Top 5"
+        return True  # "Figure 2", "Table 1", "Section 3.2"
     # List numbering at the start of a paragraph: "1. ", "2) ".
     return not text[:start].strip() and nxt in {".", ")"} and "." not in token and "," not in token
 

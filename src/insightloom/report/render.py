@@ -3,8 +3,11 @@
 The Reporter never types a digit for a tracked number; it writes ``{{calc:ID}}``. Here each reference becomes the
 value formatted by the shared rule plus ``[N]`` (numbered by first appearance). The whole render refuses, listing
 every offending passage at once so the Reporter can fix them all in one rewrite, when a reference names an unknown
-or unverified calculation, when a near miss (``{calc:x}``) would be printed literally, and when prose holds a typed
-number: the same numbers the audit would flag as A (``report.labels`` is the one rule for both).
+or unverified calculation, when a near miss (``{calc:x}``, ``{{ calc.x }}``, any leftover ``{{...}}``) would be
+printed literally, and when any printed text (the title, headings, paragraphs, table body cells, a chart's alt text
+and caption) holds a typed number: the same numbers the audit would flag as A (``report.labels`` is the one rule for
+both). A number is never cited in the Markdown, since references hold no digits: only what the renderer fills in is.
+Each refused passage is one line of ``report.problems``.
 """
 
 from __future__ import annotations
@@ -19,16 +22,17 @@ from typing import Any
 
 from docx import Document
 
-from insightloom.calc_refs import CALC_REF_RE, closest_ids, find_near_misses, reference
+from insightloom.calc_refs import CALC_REF_RE, closest_ids, find_near_misses
 from insightloom.errors import RenderRefused
 from insightloom.fileio import write_json, write_text_atomic
 from insightloom.fonts import INSTALL_HINT, find_cjk_font
 from insightloom.report import docx_build as build
 from insightloom.report.calcinfo import CalcInfo, load_calc_info
-from insightloom.report.labels import Labels, is_label_cell, load_labels, uncited_claims
+from insightloom.report.labels import Labels, is_label_cell, load_labels, section_number_spans, uncited_claims
 from insightloom.report.limitations import with_limitations
-from insightloom.report.markdown_blocks import Block, parse_markdown, plain_text
+from insightloom.report.markdown_blocks import Block, parse_markdown, plain_text, plain_text_map
 from insightloom.report.pdf import docx_to_pdf
+from insightloom.report.problems import CAPTION_WHERE, UNVALIDATED, describe_problem
 from insightloom.validation.jobfiles import CITATIONS_FILE, load_citations
 
 logger = logging.getLogger(__name__)
@@ -49,7 +53,6 @@ REFERENCES_HEADINGS = {"en": "References", "ko": "참고 문헌"}
 _HANGUL_RE = re.compile(r"[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]")
 _FALLBACK_CJK_FAMILY = "Malgun Gothic"
 _EXCERPT = 100
-_UNVALIDATED = "unvalidated"
 
 
 @dataclass
@@ -95,25 +98,60 @@ class _Place:
         section: The heading above it, as printed.
         where: ``paragraph 2``, ``table 1 row 2 col 3``, ``heading``...
         text: The Markdown text.
-        prose: Its numbers are claims (paragraphs, list items, table body cells; not headings or label cells).
-        printed: The renderer fills references in it (image alt text is not).
+        prose: Its numbers are claims (everything printed but a table's label cells).
+        heading: The title or a heading, whose own numbering ("2. Revenue") is not a claim.
+        fix: The fix for a typed number here, when it is not the Markdown's to edit (a chart's sidecar caption).
     """
 
     section: str
     where: str
     text: str
-    prose: bool = False
-    printed: bool = True
+    prose: bool = True
+    heading: bool = False
+    fix: str | None = None
 
 
-def _places(blocks: list[Block], title: str) -> list[_Place]:
-    """Every text of the report in reading order, the title first; text above the first heading is the title's."""
+def _sidecar_caption(meta: dict[str, Any], block: Block, path: Path) -> tuple[str, str]:
+    """Where the caption under a chart comes from when the Markdown does not give it, and its text."""
+    if meta.get("caption"):
+        return f"{path.with_suffix('.json').name} caption", str(meta["caption"])
+    if block.text:
+        return "", ""  # the alt text is the caption
+    for key in ("alt", "title"):
+        if meta.get(key):
+            return f"{path.with_suffix('.json').name} {key}", str(meta[key])
+    return "file name", path.stem
+
+
+def _sidecar_caption_fix(chart: str, source: str) -> str:
+    return (
+        f"the caption under {chart} comes from its {source}: save the chart again with save_chart(..., title=..., "
+        f"caption=...) without numbers (numbers belong in the report as {{{{calc:<id>}}}}), or leave ![...]({chart}) "
+        "out of the report"
+    )
+
+
+def _image_places(block: Block, section: str, job_dir: Path) -> list[_Place]:
+    """The image's alt text and, when the chart's sidecar provides it, the caption printed under it."""
+    places = [_Place(section, f"alt text of {block.path}", block.text)] if block.text else []
+    path = _resolve_chart(job_dir, block.path)
+    if path is None:
+        return places  # not embedded: nothing of it is printed
+    source, caption = _sidecar_caption(_sidecar(path), block, path)
+    if caption:
+        fix = _sidecar_caption_fix(block.path, source)
+        places.append(_Place(section, f"{CAPTION_WHERE}{block.path}", caption, fix=fix))
+    return places
+
+
+def _places(blocks: list[Block], title: str, job_dir: Path) -> list[_Place]:
+    """Every printed text of the report in reading order, the title first (text above the first heading is its)."""
     section, paragraphs, tables = plain_text(title)[0].strip() or "(title)", 0, 0
-    places = [_Place(section, "title", title)]
+    places = [_Place(section, "title", title, heading=True)]
     for block in blocks:
         if block.kind == "heading":
             section, paragraphs = plain_text(block.text)[0].strip(), 0
-            places.append(_Place(section, "heading", block.text))
+            places.append(_Place(section, "heading", block.text, heading=True))
         elif block.kind == "table":
             tables += 1
             places += [
@@ -122,10 +160,10 @@ def _places(blocks: list[Block], title: str) -> list[_Place]:
                 for c, cell in enumerate(row)
             ]
         elif block.kind == "image":
-            places.append(_Place(section, "image alt text", block.text, printed=False))
+            places += _image_places(block, section, job_dir)
         else:
             paragraphs += 1
-            places.append(_Place(section, f"paragraph {paragraphs}", block.text, prose=True))
+            places.append(_Place(section, f"paragraph {paragraphs}", block.text))
     return places
 
 
@@ -137,8 +175,6 @@ def _assign_markers(
     problems: list[dict[str, Any]] = []
     seen: set[tuple[str, str, str]] = set()
     for place in places:
-        if not place.printed:
-            continue
         for match in CALC_REF_RE.finditer(place.text):
             calc_id = match.group(1)
             info = calcs.get(calc_id)
@@ -157,8 +193,8 @@ def _assign_markers(
     return markers, problems
 
 
-def _near_miss_problems(places: list[_Place]) -> list[dict[str, Any]]:
-    """Almost-references (``{calc:x}``, ``{{Calc:x}}``...) that would be printed literally."""
+def _near_miss_problems(places: list[_Place], known: list[str] | None) -> list[dict[str, Any]]:
+    """Almost-references (``{calc:x}``, ``{{Calc:x}}``, ``{{calc:}}``, ``{{x}}``...) that would be printed literally."""
     return [
         {
             "kind": "near_miss",
@@ -170,47 +206,69 @@ def _near_miss_problems(places: list[_Place]) -> list[dict[str, Any]]:
             "excerpt": _excerpt(place.text, miss.start),
         }
         for place in places
-        for miss in find_near_misses(place.text)
+        for miss in find_near_misses(place.text, known)
     ]
+
+
+@dataclass(frozen=True)
+class _Printed:
+    """A place's text as the DOCX prints it, and how it maps back to the Markdown.
+
+    Attributes:
+        text: References filled in, markup removed.
+        labels: Spans of the label runs (backticks).
+        cited: Spans the renderer filled in (``<value> [N]``).
+        source: For each character of ``text``, its offset in the Markdown.
+    """
+
+    text: str
+    labels: list[tuple[int, int]]
+    cited: list[tuple[int, int]]
+    source: list[int]
+
+
+def _printed(markdown: str, markers: dict[str, str], calcs: dict[str, CalcInfo]) -> _Printed:
+    filled, origin, from_value = "", [], []
+    last = 0
+    for match in CALC_REF_RE.finditer(markdown):
+        calc_id = match.group(1)
+        value = f"{calcs[calc_id].formatted()} {markers[calc_id]}" if calc_id in markers else ""
+        filled += markdown[last : match.start()] + value
+        origin += [*range(last, match.start()), *[match.start()] * len(value)]
+        from_value += [False] * (match.start() - last) + [True] * len(value)
+        last = match.end()
+    filled += markdown[last:]
+    origin += range(last, len(markdown))
+    from_value += [False] * (len(markdown) - last)
+    text, labels, offsets = plain_text_map(filled)
+    cited: list[tuple[int, int]] = []
+    for i, at in enumerate(offsets):
+        if not from_value[at]:
+            continue
+        if cited and cited[-1][1] == i:
+            cited[-1] = (cited[-1][0], i + 1)
+        else:
+            cited.append((i, i + 1))
+    return _Printed(text, labels, cited, [origin[at] for at in offsets])
 
 
 def _typed_number_problems(
     places: list[_Place], markers: dict[str, str], calcs: dict[str, CalcInfo], labels: Labels
 ) -> list[dict[str, Any]]:
-    """Numbers typed as digits in prose: exactly what the audit would flag as A in the rendered DOCX."""
-    printed = {marker: calcs[calc_id].formatted() for calc_id, marker in markers.items()}
+    """Numbers typed as digits: exactly what the audit would flag as A in the rendered DOCX."""
     problems = []
     for place in places:
         if not place.prose:
             continue
-        text, label_spans = plain_text(_substitute(place.text, markers, calcs))
-        for token in uncited_claims(text, labels, protected=label_spans, printed=printed):
-            at = place.text.find(token.text.lstrip("-"))
-            excerpt = _excerpt(place.text, at) if at >= 0 else _excerpt(text, token.start)
+        printed = _printed(place.text, markers, calcs)
+        numbering = section_number_spans(printed.text) if place.heading else []
+        for token in uncited_claims(
+            printed.text, labels, protected=printed.labels, cited=printed.cited, numbering=numbering
+        ):
             problem = {"kind": "typed_number", "number": token.text, "section": place.section, "where": place.where}
-            problems.append({**problem, "excerpt": excerpt})
+            problem["excerpt"] = _excerpt(place.text, printed.source[token.start])
+            problems.append({**problem, "fix": place.fix} if place.fix else problem)
     return problems
-
-
-def describe_problem(problem: dict[str, Any]) -> str:
-    """One refused passage in words: what is wrong, where, and the fix."""
-    where = f"section '{problem['section']}', {problem.get('where') or 'text'}: \"{problem['excerpt']}\""
-    kind = problem.get("kind", "reference")
-    if kind == "typed_number":
-        return (
-            f"typed number '{problem['number']}' in {where}. Replace it with the {{{{calc:<id>}}}} reference of a "
-            "verified calculation, or delete it (a name or code that holds digits goes in `backticks`)"
-        )
-    if kind == "near_miss":
-        return f"{problem['written']} is not a reference ({where}): {problem['advice']}"
-    state = {
-        "unknown": "is not a tracked calculation",
-        _UNVALIDATED: f"cannot be checked ({CITATIONS_FILE} is missing: run validation first)",
-    }.get(problem["status"], f"has status '{problem['status']}'")
-    closest = problem.get("closest") or []
-    if problem["status"] == "unknown" and closest:
-        state += f" (closest tracked ids: {', '.join(closest)})"
-    return f"{reference(problem['calc_id'])} {state}; {where}"
 
 
 def _refuse(problems: list[dict[str, Any]]) -> None:
@@ -248,9 +306,9 @@ def _check(
     """Markers, calculations and every problem that blocks printing: bad references, near misses, typed numbers."""
     calcs = load_calc_info(job_dir, required=False)
     validated = (job_dir / CITATIONS_FILE).is_file()
-    places = _places(blocks, title)
-    markers, problems = _assign_markers(places, calcs, "unknown" if validated else _UNVALIDATED)
-    problems += _near_miss_problems(places)
+    places = _places(blocks, title, job_dir)
+    markers, problems = _assign_markers(places, calcs, "unknown" if validated else UNVALIDATED)
+    problems += _near_miss_problems(places, list(calcs) or None)
     problems += _typed_number_problems(places, markers, calcs, load_labels(job_dir))
     return markers, calcs, problems
 
@@ -317,17 +375,18 @@ class _Builder:
             build.add_table(self.doc, [[sub(cell) for cell in row] for row in block.rows], ea)
             self.result.tables += 1
         elif block.kind == "image":
-            self.image(block)
+            self.image(block, sub)
 
-    def image(self, block: Block) -> None:
+    def image(self, block: Block, sub: Any) -> None:
         path = _resolve_chart(self.job_dir, block.path)
         if path is None:
             self.result.warnings.append(f"chart {block.path!r} not found inside the job folder; skipped")
             return
         meta = _sidecar(path)
-        alt = block.text or str(meta.get("alt") or meta.get("title") or path.stem)
-        caption = str(meta.get("caption") or alt)
-        build.add_picture(self.doc, path, alt)
+        alt = sub(block.text) or str(meta.get("alt") or meta.get("title") or path.stem)
+        _, caption = _sidecar_caption(meta, block, path)
+        caption = sub(caption) or alt
+        build.add_picture(self.doc, path, plain_text(alt)[0])
         self.result.charts.append(block.path)
         build.add_caption(self.doc, f"{self.figure_label} {len(self.result.charts)}: {caption}", self.east_asian)
 

@@ -2,9 +2,11 @@
 
 A section is one heading and the Markdown under it up to the next heading of any level, so every heading a refusal
 or an audit finding names (``section 'Revenue by Region'``) is one stored section. They live in
-``report_sections/NN.md`` in report order. Storing a section whose heading is already stored replaces it in place;
-a new one goes after the section stored just before it (or at the end). A whole report rendered at once is stored
-the same way, so a later retry can patch just one of its sections.
+``report_sections/NN.md`` in report order. Storing a section whose heading is already stored replaces it in place,
+together with its old sub-sections (the deeper headings after it), so a sub-section left out of the new text is gone;
+a new one goes after the section stored just before it (or at the end). Storing a heading with no Markdown under it
+deletes that section and its sub-sections (a ``# Title`` with nothing under it is kept: the title is printed). A
+whole report rendered at once is stored the same way, so a later retry can patch just one of its sections.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ __all__ = [
     "SECTIONS_DIR",
     "Section",
     "assemble",
+    "delete_section",
+    "is_deletion",
     "load_sections",
     "section_from_call",
     "split_sections",
@@ -111,23 +115,71 @@ def section_from_call(heading: str, markdown: str, stored: list[Section]) -> lis
     return [Section(text, level, body), *parts]
 
 
+def _subtree_end(sections: list[Section], index: int) -> int:
+    """The index after the section at ``index`` and its sub-sections (the deeper headings that follow it).
+
+    The title's sub-sections are the whole report, so a title (or the text above it) stands alone.
+    """
+    level = sections[index].level
+    end = index + 1
+    while level > 1 and end < len(sections) and sections[end].level > level:
+        end += 1
+    return end
+
+
+def _find(sections: list[Section], key: str) -> int | None:
+    return next((i for i, s in enumerate(sections) if s.key == key and s.level), None)
+
+
+def _groups(new: list[Section]) -> list[list[Section]]:
+    """``new`` cut into sections each with the deeper headings under it (the title stands alone)."""
+    groups: list[list[Section]] = []
+    for section in new:
+        head = groups[-1][0] if groups else None
+        if head is not None and head.level > 1 and section.level > head.level:
+            groups[-1].append(section)
+        else:
+            groups.append([section])
+    return groups
+
+
 def store_sections(job_dir: Path, new: list[Section], *, replace_all: bool = False) -> list[Section]:
-    """Merge ``new`` into the stored sections (or replace them all) and write them; returns the stored list."""
+    """Merge ``new`` into the stored sections (or replace them all) and write them; returns the stored list.
+
+    Each section of ``new`` with the deeper headings under it replaces the stored section of the same heading
+    together with that section's old sub-sections, or goes after the one stored just before it when it is new.
+    """
     if replace_all:  # a whole report, kept exactly as written (even with a heading used twice)
         _write(Path(job_dir), new)
         return list(new)
     sections = load_sections(job_dir)
     at = len(sections)
-    for section in new:
-        index = next((i for i, s in enumerate(sections) if s.key == section.key and s.level), None)
-        if index is not None:
-            sections[index] = section
-            at = index + 1
+    for group in _groups(new):
+        index = _find(sections, group[0].key)
+        if index is None:
+            sections[at:at] = group
         else:
-            sections.insert(at, section)
-            at += 1
+            sections[index : _subtree_end(sections, index)] = group
+            at = index
+        at += len(group)
     _write(Path(job_dir), sections)
     return sections
+
+
+def delete_section(job_dir: Path, heading: str) -> list[Section] | None:
+    """Delete the stored section named ``heading`` and its sub-sections; None when no such section is stored."""
+    sections = load_sections(job_dir)
+    index = _find(sections, section_key(heading))
+    if index is None:
+        return None
+    del sections[index : _subtree_end(sections, index)]
+    _write(Path(job_dir), sections)
+    return sections
+
+
+def is_deletion(new: list[Section]) -> bool:
+    """Whether one call's sections ask to delete: a heading below the title with no Markdown under it."""
+    return len(new) == 1 and new[0].level > 1 and not new[0].body.strip()
 
 
 def _folder(job_dir: Path) -> Path:

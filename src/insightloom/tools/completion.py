@@ -4,26 +4,26 @@ An agent's word is not enough for ``[x]``. What counts as evidence, per role:
 
 - Coder: a section of ``all_results.txt`` for the item (its ``plan_item``, wording normalised) that lists a
   calculation tracked in ``calculation_metadata.json`` or a chart saved with ``save_chart`` under ``charts/``;
-- Validator: ``citations.json`` (``validate_calculations`` ran);
-- Reporter: ``final_report.docx``;
-- Auditor: ``audit_findings.json``.
+- Validator, Reporter, Auditor: the host tool ran in this job (``validate_calculations``, ``render_report``,
+  ``audit_report`` count their successful runs in ``JobRuntime.evidence``) *and* its file is there
+  (``citations.json``, ``final_report.docx``, ``audit_findings.json``). A file alone proves nothing: any script can
+  write one.
 
-An agent may instead report an item as not possible, with a reason: it is marked ``[~]`` on its word, because an
-honest "cannot be done" needs no files. Job files are read without following links a script may have planted.
+An agent may instead report a Coder item as not possible, with a reason: it is marked ``[~]`` on its word, because
+an honest "cannot be done" needs no files. The Validator's, Reporter's and Auditor's items are mandatory and never
+not possible. Job files are read without following links a script may have planted.
 """
 
 from __future__ import annotations
 
-import os
-import stat
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..analysis_utils.result_notes import RESULTS_FILE, ResultSection, parse_results
 from ..errors import InsightloomError
-from ..fileio import read_json, read_text
+from ..fileio import is_regular_file, read_json, read_text
 from ..plan import (
     DISPLAY,
     Plan,
@@ -35,6 +35,7 @@ from ..plan import (
     set_items,
     split_not_possible,
 )
+from ..runtime import EvidenceKind
 from ..validation.jobfiles import load_calculations, load_citations
 
 CODER_FIX = (
@@ -61,20 +62,8 @@ class Settlement:
 
 
 def _regular_file(root: Path, rel: str) -> bool:
-    """Whether ``root/rel`` is a regular file reached without passing through a symbolic link."""
-    parts = Path(rel).parts
-    if not parts or any(part in (".", "..") or os.sep in part for part in parts) or Path(rel).is_absolute():
-        return False
-    current, mode = root, 0
-    for part in parts:
-        current = current / part
-        try:
-            mode = os.lstat(current).st_mode
-        except OSError:
-            return False
-        if stat.S_ISLNK(mode):
-            return False
-    return stat.S_ISREG(mode)
+    """Whether ``root/rel`` is a regular file inside ``root``, reached without passing through a symbolic link."""
+    return is_regular_file(root / rel, beneath=root)
 
 
 def _results(root: Path) -> list[ResultSection]:
@@ -124,8 +113,7 @@ def _file_problem(root: Path, item: str, rel: str, fix: str) -> str | None:
     return None if _regular_file(root, rel) else f"'{item}': {rel} does not exist yet. Fix: {fix}."
 
 
-def _citations_problem(root: Path, item: str) -> str | None:
-    fix = "call validate_calculations() first, then list the item as completed"
+def _citations_problem(root: Path, item: str, fix: str) -> str | None:
     try:
         found = load_citations(root, required=False)
     except InsightloomError as exc:
@@ -133,10 +121,10 @@ def _citations_problem(root: Path, item: str) -> str | None:
     return None if found is not None else f"'{item}': citations.json does not exist yet. Fix: {fix}."
 
 
-def _audit_problem(root: Path, item: str) -> str | None:
-    fix = "call audit_report() first, then list the item as completed"
-    if not _regular_file(root, "audit_findings.json"):
-        return f"'{item}': audit_findings.json does not exist yet. Fix: {fix}."
+def _audit_problem(root: Path, item: str, fix: str) -> str | None:
+    problem = _file_problem(root, item, "audit_findings.json", fix)
+    if problem:
+        return problem
     try:
         read_json(root / "audit_findings.json", beneath=root)
     except (OSError, ValueError, InsightloomError) as exc:
@@ -144,16 +132,59 @@ def _audit_problem(root: Path, item: str) -> str | None:
     return None
 
 
-def evidence_problem(root: Path, role: str, item: str) -> str | None:
-    """None when the job files show ``role`` did ``item``; otherwise what is missing and the fix."""
+def _report_problem(root: Path, item: str, fix: str) -> str | None:
+    return _file_problem(root, item, "final_report.docx", fix)
+
+
+@dataclass(frozen=True)
+class _HostEvidence:
+    """A mandatory role: its evidence is its host tool's run in this job (``JobRuntime.evidence[kind]``) and the
+    file the tool writes; ``mandatory`` says why its items are never "not possible"."""
+
+    kind: EvidenceKind
+    tool: str
+    file: str
+    file_problem: Callable[[Path, str, str], str | None]
+    mandatory: str
+
+
+HOST_EVIDENCE = {
+    "validator": _HostEvidence(
+        "validated", "validate_calculations()", "citations.json", _citations_problem, "every number is re-computed"
+    ),
+    "reporter": _HostEvidence(
+        "rendered", "render_report()", "final_report.docx", _report_problem, "the report is what the job delivers"
+    ),
+    "auditor": _HostEvidence(
+        "audited", "audit_report()", "audit_findings.json", _audit_problem, "every report is audited"
+    ),
+}
+
+
+def _host_problem(root: Path, role: str, item: str, evidence: Mapping[str, int]) -> str | None:
+    need = HOST_EVIDENCE[role]
+    fix = f"the {DISPLAY[role]} calls {need.tool} first, then lists the item as completed"
+    if not evidence.get(need.kind):
+        return (
+            f"'{item}': {need.tool} has not run successfully in this job, so {need.file} (which any script can "
+            f"write) is no evidence. Fix: {fix}."
+        )
+    return need.file_problem(root, item, fix)
+
+
+def evidence_problem(root: Path, role: str, item: str, evidence: Mapping[str, int]) -> str | None:
+    """None when this job shows ``role`` did ``item``; otherwise what is missing and the fix.
+
+    Args:
+        root: The job folder.
+        role: The item's section.
+        item: The item's wording.
+        evidence: ``JobRuntime.evidence``: how often each host tool succeeded in this job.
+    """
     if role == "coder":
         return coder_evidence_problem(root, item)
-    if role == "validator":
-        return _citations_problem(root, item)
-    if role == "reporter":
-        return _file_problem(root, item, "final_report.docx", "render the report with render_report first")
-    if role == "auditor":
-        return _audit_problem(root, item)
+    if role in HOST_EVIDENCE:
+        return _host_problem(root, role, item, evidence)
     return None
 
 
@@ -200,13 +231,15 @@ def _as_pair(entry: str | dict[str, Any]) -> tuple[str, str]:
     return split_not_possible(entry) or (entry.strip(), "")
 
 
-def _settle_done(root: Path, plan: Plan, wanted: str, taken: list[PlanItem], out: Settlement) -> None:
+def _settle_done(
+    root: Path, evidence: Mapping[str, int], plan: Plan, wanted: str, taken: list[PlanItem], out: Settlement
+) -> None:
     resolved = _resolve(plan, wanted)
     if isinstance(resolved, _Unresolved):
         resolved.record(out)
         return
     section, item = resolved
-    problem = evidence_problem(root, section.role, item.text)
+    problem = evidence_problem(root, section.role, item.text, evidence)
     if problem:
         out.refused.append(problem)
         return
@@ -225,10 +258,12 @@ def _settle_not_possible(plan: Plan, entry: str | dict[str, Any], taken: list[Pl
     if not reason:
         out.refused.append(f"'{item.text}': a not-possible item needs a reason. Fix: pass {NOT_POSSIBLE_FORMAT}.")
         return
-    if section.role == "validator":
+    mandatory = HOST_EVIDENCE.get(section.role)
+    if mandatory is not None:
         out.refused.append(
-            f"'{item.text}': the Validator's item cannot be marked not possible; every number must be re-computed. "
-            "Fix: call the validator, which lists the item as completed once validate_calculations() ran."
+            f"'{item.text}': the {DISPLAY[section.role]}'s items cannot be marked not possible; "
+            f"{mandatory.mandatory}. Fix: call the {section.role}, which lists the item as completed once "
+            f"{mandatory.tool} ran."
         )
         return
     item.not_possible, item.reason = True, " ".join(reason.split())
@@ -237,16 +272,22 @@ def _settle_not_possible(plan: Plan, entry: str | dict[str, Any], taken: list[Pl
 
 
 def settle_items(
-    root: Path, plan_text: str, items: Sequence[str], not_possible: Sequence[str | dict[str, Any]] = ()
+    root: Path,
+    plan_text: str,
+    items: Sequence[str],
+    not_possible: Sequence[str | dict[str, Any]] = (),
+    *,
+    evidence: Mapping[str, int],
 ) -> Settlement:
-    """Tick the items the job files show were done and mark the not-possible ones; refuse the rest.
+    """Tick the items this job shows were done and mark the not-possible ones; refuse the rest.
 
     Args:
-        root: The job folder, where the evidence lives.
+        root: The job folder, where the evidence files live.
         plan_text: The current plan.
         items: Wordings of items reported completed (normalised matching; an entry written
             ``<item> — not possible: <reason>`` is taken as a not-possible report).
         not_possible: ``"<item> — not possible: <reason>"`` entries, or ``{"item", "reason"}`` dicts.
+        evidence: ``JobRuntime.evidence``: how often each host tool succeeded in this job.
 
     Returns:
         The new plan text and what was ticked, marked, refused (with fixes) or already settled.
@@ -257,7 +298,7 @@ def settle_items(
     reported_impossible = [entry for entry in items if split_not_possible(entry)]
     for wanted in items:
         if wanted not in reported_impossible:
-            _settle_done(root, plan, wanted, taken, out)
+            _settle_done(root, evidence, plan, wanted, taken, out)
     for entry in [*not_possible, *reported_impossible]:
         _settle_not_possible(plan, entry, taken, out)
     out.text = set_items(plan_text, taken)
@@ -265,7 +306,8 @@ def settle_items(
 
 
 def not_possible_records(plan_text: str) -> list[dict[str, str]]:
-    """Every not-possible item as ``{"item", "reason", "role"}``, for ``job.json``."""
+    """Every not-possible item as ``{"item", "reason", "role"}``, for ``job.json``; the reason is never empty
+    (a ``[~]`` line without one reads :data:`~insightloom.plan.UNSTATED_REASON`)."""
     return [
         {"item": item.text, "reason": item.reason, "role": section.role}
         for section, item in parse_plan(plan_text).items()

@@ -1,4 +1,4 @@
-"""``update_plan``: the Tracker ticks the plan items the job files show were done, and marks the not-possible ones.
+"""``update_plan``: the Tracker ticks the plan items this job shows were done, and marks the not-possible ones.
 
 The rules live in :mod:`.completion`; this wrapper writes the plan, records not-possible items in ``job.json`` and
 words the result.
@@ -35,14 +35,15 @@ def make_update_plan(rt: JobRuntime) -> AgentTool:
     def update_plan(
         items: list[str] | None = None, not_possible: list[str | dict[str, str]] | None = None
     ) -> str | dict[str, Any]:
-        """Settle plan items: '- [ ]' becomes '- [x]' for each completed item whose work the job files show,
-        or '- [~] <item> — not possible: <reason>' for each item the agent reported as not possible.
+        """Settle plan items: '- [ ]' becomes '- [x]' for each completed item whose work this job shows (the
+        Coder's results and checks, the Validator's, Reporter's and Auditor's tool runs and files), or
+        '- [~] <item> — not possible: <reason>' for each Coder item the agent reported as not possible.
 
         Args:
             items: The wording of each completed item, as listed under Completed Tasks (copied from the plan).
             not_possible: Items the agent reported as not possible, each "<exact item> — not possible: <reason>".
         """
-        result = settle_items(rt.root, rt.state.full_plan, items or [], not_possible or [])
+        result = settle_items(rt.root, rt.state.full_plan, items or [], not_possible or [], evidence=rt.evidence)
         if result.changed:
             try:
                 rt.job.write_text("plan.md", result.text)

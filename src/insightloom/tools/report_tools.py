@@ -12,7 +12,16 @@ from ..plan import parse_plan
 from ..report.audit import audit_report as run_audit
 from ..report.render import describe_problem, refuse_if_problems
 from ..report.render import render_report as run_render
-from ..report.sections import assemble, load_sections, section_from_call, split_sections, store_sections
+from ..report.sections import (
+    Section,
+    assemble,
+    delete_section,
+    is_deletion,
+    load_sections,
+    section_from_call,
+    split_sections,
+    store_sections,
+)
 from ..runtime import JobRuntime
 from ..validation import validate_job
 from .tool_results import tool_error
@@ -29,9 +38,11 @@ def make_validate_calculations(rt: JobRuntime) -> AgentTool:
         with its table, columns, formula and recipe; record what you re-compute with record_verification(...).
         """
         try:
-            return validate_job(rt.root).to_text()
+            summary = validate_job(rt.root)
         except InsightloomError as exc:
             return tool_error(str(exc))
+        rt.note_evidence("validated")  # the Tracker ticks the Validator's item on this, not on the file alone
+        return summary.to_text()
 
     return validate_calculations
 
@@ -63,6 +74,7 @@ def _plan_title(rt: JobRuntime) -> str | None:
 
 def _render(rt: JobRuntime, markdown: str) -> str:
     result = run_render(markdown, rt.root, status_note=rt.status_note)
+    rt.note_evidence("rendered")
     return (
         f"Rendered final_report.docx with {len(result.markers)} cited calculations, "
         f"{len(result.charts)} charts and {result.tables} tables."
@@ -99,32 +111,53 @@ def make_render_report(rt: JobRuntime) -> AgentTool:
     return render_report
 
 
+def _order(sections: list[Section]) -> str:
+    return "; ".join(section.heading or "(text above the first heading)" for section in sections) or "(none)"
+
+
+def _deleted(rt: JobRuntime, heading: str, stored: list[Section]) -> str:
+    """What ``render_section(heading, "")`` did: the section and its sub-sections are gone, or were never stored."""
+    sections = delete_section(rt.root, heading)
+    if sections is None:
+        return (
+            f"No stored section is headed '{heading}', so nothing was deleted (an empty markdown deletes a section). "
+            f"Stored sections, in order: {_order(stored)}."
+        )
+    return (
+        f"Deleted section '{heading}' and its sub-sections. Stored sections, in order: {_order(sections)}. "
+        "Call render_report() with no markdown when every section is stored."
+    )
+
+
 def make_render_section(rt: JobRuntime) -> AgentTool:
     @tool(name="render_section")
     def render_section(heading: str, markdown: str) -> str | dict:
         """Check one section of the report and store it; render_report() then renders all stored sections.
 
-        Calling it again with the same heading replaces that section, so a refused or audited section is resent
-        alone. It refuses a section exactly as render_report would (unverified or unknown references, near misses
-        such as {calc:x}, typed numbers), naming each passage.
+        Calling it again with the same heading replaces that section and its old sub-sections (a ### sub-section
+        left out of the new Markdown is gone), so a refused or audited section is resent alone. An empty markdown
+        deletes the section and its sub-sections (use it to rename a heading: delete the old one, store the new
+        one). It refuses a section exactly as render_report would (unverified or unknown references, near misses
+        such as {calc:x}, typed numbers anywhere, headings included), naming each passage.
 
         Args:
             heading: The section heading, e.g. "Executive summary" (or "## Executive summary"; "# Title" for the
                 title and the text under it).
-            markdown: The Markdown under the heading, numbers only as {{calc:ID}} references.
+            markdown: The Markdown under the heading, numbers only as {{calc:ID}} references; empty to delete.
         """
         try:
             stored = load_sections(rt.root)
             new = section_from_call(heading, markdown, stored)
+            if is_deletion(new):
+                return _deleted(rt, new[0].heading, stored)
             refuse_if_problems("\n".join(section.markdown() for section in new), rt.root)
             sections = store_sections(rt.root, new)
         except RenderRefused as exc:
             return tool_error(_refusal_text(exc, whole=False))
         except InsightloomError as exc:
             return tool_error(str(exc))
-        order = "; ".join(section.heading or "(text above the first heading)" for section in sections)
         return (
-            f"Stored section '{new[0].heading}'. Stored sections, in order: {order}. "
+            f"Stored section '{new[0].heading}'. Stored sections, in order: {_order(sections)}. "
             "Call render_report() with no markdown when every section is stored."
         )
 
@@ -140,6 +173,7 @@ def make_audit_report(rt: JobRuntime) -> AgentTool:
         result = run_audit(rt.root, retry_count=rt.audits, max_retries=rt.settings.max_reporter_retries)
         rt.audits += 1
         rt.job.update(audits=rt.audits)
+        rt.note_evidence("audited")
         return f"Verdict: {result.verdict}\n{result.to_text()}"
 
     return audit_report

@@ -11,13 +11,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from ..config import ROLES, Settings
+from ..config import ROLES, AgentModelSpec, Settings
 from ..errors import BadInputError, InsightloomError, JobCancelled
 from ..fonts import has_cjk
 from ..joblock import JobLock, JobLocked
 from ..jobs import JobFolder, read_json
-from ..runtime import JobRuntime
+from ..models.params import inference_params
+from ..runtime import JobRuntime, evidence_counts
 from ..state import SharedState
 from ..telemetry import UsageLedger
 from . import stages
@@ -65,6 +67,13 @@ def request_language(request: str) -> str:
     return "ko" if has_cjk(request) else "en"
 
 
+def model_summary(spec: AgentModelSpec) -> dict[str, Any]:
+    """What run_info.json records of an agent's model: provider, id, output room, caching and the temperature sent."""
+    summary: dict[str, Any] = {key: getattr(spec, key) for key in ("provider", "model_id", "max_tokens", "cache")}
+    summary["temperature"] = None if spec.provider == "offline" else inference_params(spec).get("temperature")
+    return summary
+
+
 def create_job(opts: JobOptions, job: JobFolder | None = None) -> JobRuntime:
     """Make the job folder and its start files.
 
@@ -75,10 +84,7 @@ def create_job(opts: JobOptions, job: JobFolder | None = None) -> JobRuntime:
     rt = JobRuntime.create(job, opts.settings, opts.request, request_language(opts.request), opts.cwd)
     rt.state.save()
     rt.ledger.save()
-    models = {
-        role: {key: getattr(opts.settings.spec(role), key) for key in ("provider", "model_id", "max_tokens", "cache")}
-        for role in ROLES
-    }
+    models = {role: model_summary(opts.settings.spec(role)) for role in ROLES}
     request = {
         "request": opts.request,
         "language": rt.language,
@@ -107,6 +113,7 @@ def load_runtime(job_dir: Path, settings: Settings | None = None) -> JobRuntime:
         rt.profile = DataProfile.load(profile)
     status = job.status()
     rt.audits = int(status.get("audits", 0))
+    rt.evidence = evidence_counts(status.get("evidence"))  # a resumed job keeps what its tools did before
     return rt
 
 

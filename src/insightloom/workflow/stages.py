@@ -18,6 +18,7 @@ from ..analysis_utils import write_utils_module
 from ..config import ROLES
 from ..errors import InsightloomError
 from ..execution import get_runner, isolation_level
+from ..fileio import read_text
 from ..intake import ingest
 from ..jobs import JobFolder, read_json
 from ..plan import normalise_plan, plan_problems
@@ -167,7 +168,7 @@ def supervise(rt: JobRuntime) -> None:
 
 def record_metrics(rt: JobRuntime, seconds: float) -> None:
     """Add run figures to run_info.json: wall time, scripts run and their total time, model calls per agent."""
-    info = read_json(rt.job.path("run_info.json"))
+    info = read_json(rt.job.path("run_info.json"), beneath=rt.root)
     scripts = rt.scripts
     usage = rt.ledger.to_dict()["agents"]
     info["metrics"] = {
@@ -207,6 +208,19 @@ REVIEW_NOTES = {
 }
 
 
+def _audit_verdict(rt: JobRuntime) -> str | None:
+    """The last audit's verdict, None when there was none (or its file is unreadable or was planted)."""
+    path = rt.job.path("audit_findings.json")
+    if not path.exists():
+        return None
+    try:
+        verdict = read_json(path, beneath=rt.root).get("verdict")
+    except (OSError, ValueError, InsightloomError) as exc:
+        logger.warning("cannot read %s: %s", path, exc)
+        return None
+    return verdict if isinstance(verdict, str) else None
+
+
 def _review_reasons(rt: JobRuntime) -> list[str]:
     """Why the finished report needs a human: the audit did not pass, or a number it cites failed re-computation.
 
@@ -214,8 +228,7 @@ def _review_reasons(rt: JobRuntime) -> list[str]:
     """
     from ..validation import blocking_reviews
 
-    audit = rt.job.path("audit_findings.json")
-    verdict = read_json(audit).get("verdict") if audit.exists() else None
+    verdict = _audit_verdict(rt)
     reasons = [] if verdict == "pass" else ["audit" if verdict else "unaudited"]
     try:
         blocking, uncited = blocking_reviews(rt.root)
@@ -238,7 +251,7 @@ def _stamp_report(rt: JobRuntime, note: str) -> None:
         logger.warning("no %s to re-render; the needs_review note is only in job.json", MARKDOWN_NAME)
         return
     try:
-        render_report(markdown.read_text(encoding="utf-8"), rt.root, status_note=note)
+        render_report(read_text(markdown, beneath=rt.root), rt.root, status_note=note)
     except (OSError, InsightloomError) as exc:
         logger.warning("could not put the needs_review note into the report: %s", exc)
 

@@ -9,19 +9,20 @@ items; ``max_supervisor_rounds`` bounds the whole.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..errors import PlanStuck
+from ..errors import InsightloomError, PlanStuck
 from ..plan import DISPLAY, parse_plan
 from ..runtime import JobRuntime
+from ..validation.jobfiles import load_calculations
 
 logger = logging.getLogger(__name__)
 
 FIRST_TASK = "Execute the approved plan, one section at a time, until every item is checked."
 _SHOWN_ITEMS = 8
+_GIST_CHARS = 200
 
 
 @dataclass(frozen=True)
@@ -33,23 +34,11 @@ class Progress:
     render: int
 
 
-def open_items(plan_text: str) -> list[str]:
-    """``Role: item`` for every open item, in plan order. A Tracker section is skipped: nobody ticks the Tracker's
-    own items, and they never blocked anything."""
-    plan = parse_plan(plan_text)
-    return [
-        f"{DISPLAY.get(s.role, s.role)}: {text}" for s in plan.sections if s.role != "tracker" for text in s.unchecked()
-    ]
-
-
 def _count_calculations(rt: JobRuntime) -> int:
-    path = rt.job.path("calculation_metadata.json")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return 0  # absent or being rewritten: progress is then seen in the plan or the render
-    calcs = data.get("calculations") if isinstance(data, dict) else None
-    return len(calcs) if isinstance(calcs, list) else 0
+        return len(load_calculations(rt.root))  # never through a link or a FIFO a script planted
+    except InsightloomError:
+        return 0  # absent, malformed or planted: progress is then seen in the plan or the render
 
 
 def _render_stamp(rt: JobRuntime) -> int:
@@ -77,6 +66,14 @@ def next_task(items: list[str]) -> str:
     )
 
 
+def last_word(rt: JobRuntime, item: str) -> str:
+    """What the owner of the first stuck item said last (its response's first lines), as a clue to the cause."""
+    display = item.split(":", 1)[0]
+    said = next((h["message"] for h in reversed(rt.state.history) if DISPLAY.get(h["agent"]) == display), "")
+    gist = " ".join(line.strip("-# ") for line in said.splitlines() if line.strip() and not line.startswith("## "))
+    return f". Last response of the {display}: {gist[:_GIST_CHARS]}" if gist else ""
+
+
 def run_rounds(rt: JobRuntime, call: Callable[[str], object]) -> int:
     """Call the Supervisor until the plan is settled; returns the rounds used.
 
@@ -88,13 +85,14 @@ def run_rounds(rt: JobRuntime, call: Callable[[str], object]) -> int:
     for round_no in range(1, limit + 1):
         before = snapshot(rt)
         call(task)
-        items = open_items(rt.state.full_plan)
+        items = parse_plan(rt.state.full_plan).open_items()
         if not items:
             return round_no
         if snapshot(rt) == before:
             raise PlanStuck(
                 f"The Supervisor stopped with {len(items)} plan item(s) open and its last round changed nothing: "
-                + "; ".join(items[:_SHOWN_ITEMS]),
+                + "; ".join(items[:_SHOWN_ITEMS])
+                + last_word(rt, items[0]),
                 "look at the agents' transcripts (transcripts/) for why; resume with `insightloom resume` once the "
                 "cause is fixed, or revise the plan so each item can be done or reported as not possible.",
             )
@@ -103,6 +101,7 @@ def run_rounds(rt: JobRuntime, call: Callable[[str], object]) -> int:
         )
         task = next_task(items)
     raise PlanStuck(
-        f"The plan still has open items after {limit} Supervisor rounds: " + "; ".join(open_items(rt.state.full_plan)),
+        f"The plan still has open items after {limit} Supervisor rounds: "
+        + "; ".join(parse_plan(rt.state.full_plan).open_items()),
         f"raise max_supervisor_rounds (it is {limit}) in insightloom.yaml, or resume with `insightloom resume`.",
     )

@@ -3,7 +3,9 @@
 It never types a digit: every number in the report comes from a verified calculation through the renderer. On an
 Auditor retry it patches only the flagged passages of its last ``report.md`` (from ``audit_findings.json``) and keeps
 every other line word for word; when the patched report cannot be rendered it writes the report afresh, leaving out
-the references and the typed numbers (say, from the request) that the refusal named.
+the references, the typed numbers (say, from the request) and the charts whose captions the refusal named. It reads
+a refusal with the product's own parser of its problem lines (``report.problems.read_problems``), as a hosted model
+reads the same lines.
 """
 
 from __future__ import annotations
@@ -14,12 +16,12 @@ from typing import Any
 
 from ...analysis_utils.result_notes import parse_results as parse_results_text
 from ...calc_refs import CALC_REF_RE as REF_RE
+from ...calc_refs import calc_ids
+from ...report.problems import TYPED, UNCHECKED, UNKNOWN, UNVERIFIED, ProblemLine, read_problems
 from .conversation import Conversation, Reply, ToolExchange
 
 MAX_RENDERS = 4
-# The render refusal's lines (report.render.describe_problem): a reference that may not be printed, a typed number.
-_REFUSED_REF_RE = re.compile(r"^- \{\{calc:([^{}\s]+)\}\} (?:is not a tracked|has status|cannot be checked)", re.M)
-_TYPED_RE = re.compile(r"^- typed number '([^']+)'", re.M)
+_REFUSED_REFERENCE_KINDS = {UNKNOWN, UNVERIFIED, UNCHECKED}
 _TRUNCATED = "more characters; call again with offset="
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?。])\s+")
 _WORDS: dict[str, dict[str, Any]] = {
@@ -161,6 +163,21 @@ def drop_typed_numbers(markdown: str, numbers: set[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def drop_charts(markdown: str, charts: set[str]) -> str:
+    """The report without the image lines of ``charts`` (their sidecar captions cannot be printed)."""
+    kept = [line for line in markdown.splitlines() if not any(line.strip().endswith(f"]({c})") for c in charts)]
+    return "\n".join(kept) + "\n"
+
+
+def _refused(renders: list[ToolExchange]) -> tuple[set[str], set[str], set[str]]:
+    """From every refusal so far: the calculation ids, typed numbers and charts the next draft must leave out."""
+    problems: list[ProblemLine] = [p for e in renders for p in read_problems(e.result)]
+    banned = {cid for p in problems if p.kind in _REFUSED_REFERENCE_KINDS for cid in calc_ids(p.subject)}
+    charts = {chart for p in problems if (chart := p.chart)}
+    typed = {p.subject for p in problems if p.kind == TYPED and not p.chart}
+    return banned, typed, charts
+
+
 def _patched(conv: Conversation, reads: dict[str, ToolExchange]) -> Reply | None:
     """The retry path: read report.md and audit_findings.json, then render the patched report (None: write afresh)."""
     for path in ("report.md", "audit_findings.json"):
@@ -204,8 +221,7 @@ def reporter(conv: Conversation) -> Reply:
     for path in ("all_results.txt", "citations.json"):
         if path not in reads:
             return Reply.call("file_read", path=path)
-    banned = {ref for e in renders for ref in _REFUSED_REF_RE.findall(e.result)}
-    typed = {number for e in renders for number in _TYPED_RE.findall(e.result)}
+    banned, typed, charts = _refused(renders)
     markdown = compose(
         reads["all_results.txt"].result,
         reads["citations.json"].result,
@@ -214,4 +230,4 @@ def reporter(conv: Conversation) -> Reply:
         language=_language(conv),
         banned=banned,
     )
-    return Reply.call("render_report", markdown=drop_typed_numbers(markdown, typed))
+    return Reply.call("render_report", markdown=drop_charts(drop_typed_numbers(markdown, typed), charts))

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from repo_paths import SHARED, load_contract
+from repo_paths import SCENARIO_OUTCOME_KEY, SHARED, load_contract
 
 #: The test being set up or run, and any whole job (the Supervisor stage) it drove without the e2e marker.
 _current: dict[str, Any] = {"nodeid": None, "e2e": True}
@@ -111,3 +111,24 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         return
     report.outcome = "failed"
     report.longrepr = f"skipped under {NO_SKIPS_ENV}=1 (CI forbids skips): {reason}"
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    """The table of scenario -> outcome (tests/scenarios), here so it prints under xdist and in whole runs too."""
+    rows = []
+    for reports in terminalreporter.stats.values():
+        for report in reports:
+            if getattr(report, "when", None) != "call":
+                continue
+            for key, value in getattr(report, "user_properties", []):
+                if key == SCENARIO_OUTCOME_KEY:
+                    status, _, reason = value.partition("|")
+                    name = report.nodeid.split("::")[-1]
+                    rows.append((name, status, "passed" if report.passed else "FAILED", reason))
+    if not rows:
+        return
+    width = max(len(r[0]) for r in rows)
+    terminalreporter.write_sep("=", f"scenario outcomes ({len(rows)})")
+    terminalreporter.write_line(f"{'scenario'.ljust(width)}  {'job ends'.ljust(12)}  {'test':6}  reason")
+    for name, status, verdict, reason in sorted(rows):
+        terminalreporter.write_line(f"{name.ljust(width)}  {status.ljust(12)}  {verdict:6}  {reason}")

@@ -21,3 +21,7 @@ SHARED = REPO.parent / "shared"
 def load_contract(name: str) -> dict[str, Any]:
     """The package's JSON Schema for one job-folder file (``job``, ``citations``, ``event`` ...)."""
     return load_schema(name)
+
+
+#: The user property a scenario test records its job's outcome under; the root conftest prints them as a table.
+SCENARIO_OUTCOME_KEY = "scenario_outcome"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from harness import ScenarioRun, run_scenario
 
-_OUTCOME_KEY = "scenario_outcome"
+from repo_paths import SCENARIO_OUTCOME_KEY as _OUTCOME_KEY
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -29,23 +29,3 @@ def scenario(tmp_path, monkeypatch, record_property) -> Iterator:
         return result
 
     yield run
-
-
-def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # type: ignore[no-untyped-def]
-    rows = []
-    for reports in terminalreporter.stats.values():
-        for report in reports:
-            if getattr(report, "when", None) != "call":
-                continue
-            for key, value in getattr(report, "user_properties", []):
-                if key == _OUTCOME_KEY:
-                    status, _, reason = value.partition("|")
-                    name = report.nodeid.split("::")[-1]
-                    rows.append((name, status, "passed" if report.passed else "FAILED", reason))
-    if not rows:
-        return
-    width = max(len(r[0]) for r in rows)
-    terminalreporter.write_sep("=", f"scenario outcomes ({len(rows)})")
-    terminalreporter.write_line(f"{'scenario'.ljust(width)}  {'job ends'.ljust(12)}  {'test':6}  reason")
-    for name, status, verdict, reason in sorted(rows):
-        terminalreporter.write_line(f"{name.ljust(width)}  {status.ljust(12)}  {verdict:6}  {reason}")

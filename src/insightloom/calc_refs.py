@@ -3,15 +3,21 @@
 A reference is ``{{calc:ID}}``, inner spaces allowed (``{{ calc : ID }}``). Anything that is almost one, like
 ``{calc:ID}`` (the f-string slip ``f"{{calc:{cid}}}"``), ``{{calc:ID}``, ``{calc:ID}}``, ``{{{calc:ID}}}``,
 ``{{Calc:ID}}``, ``{{ calc.ID }}``, ``{{calc: total revenue}}`` or ``{{calc:}}``, and any other double-braced text
-(``{{total_revenue}}``, a template left unfilled), would be printed literally. So every place that reads references
+(``{{total_revenue}}``, a template left unfilled, however long), would be printed literally; so would a reference in
+full-width or HTML-escaped characters (``｛｛calc:x｝｝``, ``&#123;&#123;calc:x&#125;&#125;``) and any other
+``calc:ID`` outside a reference (``[[calc:x]]``, ``<calc:x>``, a bare ``calc:x``): the search reads an NFKC-normalised,
+HTML-unescaped copy and reports what was written in the original. So every place that reads references
 (``append_result``, the renderer, the audit) finds those here and names the exact correction, with the id resolved
 against the tracked ids when they are known. Pure standard library: analysis scripts import it too.
 """
 
 from __future__ import annotations
 
+import bisect
 import difflib
+import html
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
@@ -29,9 +35,12 @@ __all__ = [
 
 CALC_REF_RE = re.compile(r"\{\{\s*calc\s*:\s*([^{}\s]+?)\s*\}\}")
 # Every braced text: a whole run of opening braces (possessive and never started inside a run, so a long run of
-# braces costs one pass, not a quadratic search), at most 120 characters without braces or line breaks, then a
-# whole run of closing braces.
-_BRACED_RE = re.compile(r"(?<!\{)(\{++)([^{}\n]{0,120}?)(\}++)")
+# braces costs one pass, not a quadratic search), any text without braces or line breaks, then a whole run of
+# closing braces.
+_BRACED_RE = re.compile(r"(?<!\{)(\{++)([^{}\n]*+)(\}++)")
+# "calc:ID" anywhere else: "[[calc:x]]", "<calc:x>", a bare "calc:x".
+_BARE_CALC_RE = re.compile(r"(?<![\w])calc\s*[:：]\s*[\w.-]*\w", re.IGNORECASE)
+_ENTITY_RE = re.compile(r"&(?:#\d{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,30});")
 # Braces and "calc" that no closing brace follows ("{{calc:total_revenue" at the end of a line).
 _UNCLOSED_RE = re.compile(r"(?<!\{)\{++[ \t]*calc\b[ \t]*[:.=]?[ \t]*[^{}\s]{0,100}", re.IGNORECASE)
 _CALC_INNER_RE = re.compile(r"^\s*calc\b\s*(?:[:.=]\s*)?(.*?)\s*$", re.IGNORECASE | re.DOTALL)
@@ -124,6 +133,60 @@ def _near_miss(match: re.Match[str], known: list[str] | None) -> NearMiss | None
     return replace(miss, written=written, start=match.start())
 
 
+def _normalised(text: str) -> tuple[str, list[int]]:
+    """``text`` NFKC-normalised and HTML-unescaped, and for each of its offsets (and its end) the original offset."""
+    if text.isascii() and "&" not in text:
+        return text, list(range(len(text) + 1))
+    pieces: list[str] = []
+    origin: list[int] = []
+
+    def add(piece: str, at: int) -> None:
+        pieces.append(piece)
+        origin.extend([at] * len(piece))
+
+    pos = 0
+    for entity in _ENTITY_RE.finditer(text):
+        for i in range(pos, entity.start()):
+            add(unicodedata.normalize("NFKC", text[i]), i)
+        add(unicodedata.normalize("NFKC", html.unescape(entity.group(0))), entity.start())
+        pos = entity.end()
+    for i in range(pos, len(text)):
+        add(unicodedata.normalize("NFKC", text[i]), i)
+    return "".join(pieces), [*origin, len(text)]
+
+
+def _inside(spans: list[tuple[int, int]], at: int) -> bool:
+    """Whether offset ``at`` lies in one of the sorted, disjoint ``spans`` (a binary search: long texts stay linear)."""
+    i = bisect.bisect_right(spans, at, key=lambda span: span[0]) - 1
+    return i >= 0 and spans[i][0] <= at < spans[i][1]
+
+
+def _bare_calc_misses(norm: str, taken: list[tuple[int, int]], ids: list[str] | None) -> list[NearMiss]:
+    """``calc:ID`` outside every braced text (offsets in ``norm``)."""
+    misses = []
+    taken = sorted(taken)
+    for match in _BARE_CALC_RE.finditer(norm):
+        if not _inside(taken, match.start()):
+            raw = _CALC_INNER_RE.match(match.group(0).replace("：", ":"))
+            miss = _resolved(raw.group(1) if raw else "", ids, named=True)
+            misses.append(replace(miss, written=match.group(0), start=match.start()))
+    return misses
+
+
+def _in_original(miss: NearMiss, text: str, origin: list[int]) -> NearMiss:
+    lo, hi = origin[miss.start], origin[miss.start + len(miss.written)]
+    return replace(miss, written=text[lo:hi], start=lo)
+
+
+def _normalised_reference(match: re.Match[str], text: str, origin: list[int], ids: list[str] | None) -> NearMiss | None:
+    """A reference that is exact only once normalised ("｛｛calc:x｝｝", "&#123;&#123;calc:x&#125;&#125;")."""
+    written = text[origin[match.start()] : origin[match.end()]]
+    if CALC_REF_RE.fullmatch(written):
+        return None
+    miss = _resolved(match.group(1), ids, named=True)
+    return replace(miss, written=match.group(0), start=match.start())
+
+
 def find_near_misses(text: str, known: Iterable[str] | None = None) -> list[NearMiss]:
     """Every near miss and stray double-braced text in ``text``, in order (exact references are not near misses).
 
@@ -133,14 +196,21 @@ def find_near_misses(text: str, known: Iterable[str] | None = None) -> list[Near
             ``revenue``) and says whether it is tracked.
     """
     ids = None if known is None else list(known)
-    misses = [miss for match in _BRACED_RE.finditer(text) if (miss := _near_miss(match, ids))]
-    braced = [(m.start(), m.end()) for m in _BRACED_RE.finditer(text)]
-    for match in _UNCLOSED_RE.finditer(text):
-        if not any(lo <= match.start() < hi for lo, hi in braced):
+    norm, origin = _normalised(text)
+    misses = [miss for match in _BRACED_RE.finditer(norm) if (miss := _near_miss(match, ids))]
+    if norm != text:
+        refs = (_normalised_reference(match, text, origin, ids) for match in CALC_REF_RE.finditer(norm))
+        misses += [miss for miss in refs if miss]
+    braced = [(m.start(), m.end()) for m in _BRACED_RE.finditer(norm)]
+    taken = list(braced)
+    for match in _UNCLOSED_RE.finditer(norm):
+        if not _inside(braced, match.start()):
             raw = _CALC_INNER_RE.match(match.group(0).lstrip("{"))
             miss = _resolved(raw.group(1) if raw else "", ids, named=True)
             misses.append(replace(miss, written=match.group(0), start=match.start()))
-    return sorted(misses, key=lambda miss: miss.start)
+            taken.append(match.span())
+    misses += _bare_calc_misses(norm, taken, ids)
+    return sorted((_in_original(miss, text, origin) for miss in misses), key=lambda miss: miss.start)
 
 
 def closest_ids(calc_id: str, known: Iterable[str], limit: int = 3) -> list[str]:

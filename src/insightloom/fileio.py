@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import hashlib
 import json
 import os
 import secrets
@@ -174,6 +175,18 @@ def is_regular_file(path: Path, *, beneath: Path) -> bool:
         return stat.S_ISREG(os.fstat(fd).st_mode)
     finally:
         os.close(fd)
+
+
+def file_digest(path: Path, *, beneath: Path) -> str | None:
+    """SHA-256 of a regular file reached without following links, or None when it is missing, linked or special."""
+    try:
+        fd = _open_file(path, beneath, os.O_RDONLY | os.O_NONBLOCK)
+    except (OSError, UnsafePathError):
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            return None
+        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 def write_json(path: Path, data: Any, *, beneath: Path | None = None) -> None:

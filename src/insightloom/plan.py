@@ -70,12 +70,20 @@ _PLAN_HEADING_RE = re.compile(r"^#\s*(?:\*\*)?\s*plan\s*(?P<revised>\(\s*revised
 _LEVEL2_RE = re.compile(r"^##\s*(?P<name>[^\W\d][\w ]*?)\s*:?\s*$")
 _HEADING_RE = re.compile(r"^#{1,6}(\s|$)")  # Markdown's ATX heading; "#1 priority" is text
 _FENCE_RE = re.compile(r"^(```|~~~)(?P<info>[\w+-]*)\s*$")
-_BULLET_MARK = r"(?:[-*+]|\d+[.)])"
-_BULLET = rf"{_BULLET_MARK}?"
-_ITEM_RE = re.compile(rf"^\s*{_BULLET}\s*\[(?P<mark>[ xX~])\]\s*(?P<text>\S.*?)\s*$")
-_CHECKBOX_LIKE_RE = re.compile(rf"^\s*{_BULLET}\s*\[\s*[^\]\s\d]?\s*\]")
+# Bullets a model writes besides Markdown's ("•", "·", "–", "—", "・"...), optionally inside a "> " quote.
+_BULLET_MARK = r"(?:[-*+•·–—・‣◦▪]|\d+[.)])"
+_QUOTED = r"(?:>\s*)*"
+_BULLET = rf"{_QUOTED}{_BULLET_MARK}?"
+# Ballot-box glyphs stand for a checkbox: "☐ x" is "- [ ] x", "☑ x" and "✅ x" are "- [x] x".
+_OPEN_GLYPHS = "☐"
+_DONE_GLYPHS = "☑☒✅✔✓"
+_GLYPH = rf"[{_OPEN_GLYPHS}{_DONE_GLYPHS}]\ufe0f?"
+_ITEM_RE = re.compile(rf"^\s*{_BULLET}\s*(?:\[(?P<mark>[ xX~])\]|(?P<glyph>{_GLYPH}))\s*(?P<text>\S.*?)\s*$")
+_CHECKBOX_LIKE_RE = re.compile(rf"^\s*{_BULLET}\s*(?:\[\s*[^\]\s\d]?\s*\]|[{_OPEN_GLYPHS}{_DONE_GLYPHS}❌❎□⬜■])")
+# A bullet only when a space follows it: "-5% change", "10.5% margin" and "---" are no bullets.
+_BULLET_LINE_RE = re.compile(rf"^\s*{_QUOTED}{_BULLET_MARK}\s+\S")
 # A bullet only when a space or a checkbox follows it: "-5% change" and "10.5% margin" keep their numbers.
-_ITEM_PREFIX_RE = re.compile(rf"^\s*(?:{_BULLET_MARK}\s*\[[ xX~]\]|{_BULLET_MARK}(?=\s)|\[[ xX~]\])\s*")
+_ITEM_PREFIX_RE = re.compile(rf"^\s*(?:{_BULLET}\s*(?:\[[ xX~]\]|{_GLYPH})|{_QUOTED}{_BULLET_MARK}(?=\s))\s*")
 _QUOTES = str.maketrans("", "", "`'\"‘’“”«»")
 _TRAILING_PUNCTUATION = ".,;:!?…。"
 _SPACE_BEFORE_RE = re.compile(r"\s+([,.;:!?)\]}])")
@@ -146,7 +154,7 @@ class Unparsed:
 
     line: int
     text: str
-    kind: str  # "heading" or "checkbox"
+    kind: str  # "heading", "checkbox" or "bullet" (a bullet under a section that is no item)
 
 
 @dataclass
@@ -219,6 +227,8 @@ def _parse_item(line: str, number: int) -> PlanItem | None:
     if not found:
         return None
     mark, text = found.group("mark"), found.group("text")
+    if found.group("glyph"):
+        mark = " " if found.group("glyph")[0] in _OPEN_GLYPHS else "x"
     if mark != NOT_POSSIBLE_MARK:
         return PlanItem(text, mark in "xX", number)
     split = split_not_possible(text)
@@ -292,7 +302,7 @@ def parse_plan(text: str) -> Plan:
     plan = Plan(text, "", [], heading_line=heading, start=start, end=end, code_lines=code)
     found = _PLAN_HEADING_RE.match(lines[heading].strip()) if heading is not None else None
     plan.revised = found is not None and found.group("revised") is not None
-    in_title = False
+    in_title = in_section = False
     for number in range(start, end):
         line = lines[number]
         stripped = line.strip()
@@ -300,7 +310,7 @@ def parse_plan(text: str) -> Plan:
             continue
         section = _section_heading(stripped, number, len(plan.sections) + 1)
         if section is not None or _HEADING_RE.match(stripped):
-            in_title = _known_heading(stripped) == "title"
+            in_title, in_section = _known_heading(stripped) == "title", section is not None
             if section is not None:
                 plan.sections.append(section)
             elif _known_heading(stripped) is None:
@@ -314,6 +324,8 @@ def parse_plan(text: str) -> Plan:
             plan.sections[-1].items.append(item)
         elif _CHECKBOX_LIKE_RE.match(line):
             plan.unparsed.append(Unparsed(number, stripped, "checkbox"))
+        elif in_section and _BULLET_LINE_RE.match(line):  # "- Break down revenue": a task nobody could tick
+            plan.unparsed.append(Unparsed(number, stripped, "bullet"))
     return plan
 
 
@@ -355,6 +367,11 @@ def _unparsed_problem(entry: Unparsed, in_section: bool) -> str:
         fix = (
             f"write a section heading as {SECTION_FORMAT}, use only the headings '# Plan', '## thought', "
             "'## title', '## steps' (and '## revision_notes'), or remove the line"
+        )
+    elif entry.kind == "bullet":
+        fix = (
+            "a bullet under a section is no plan item and can never be ticked; write each task as "
+            "'- [ ] <task in exact words>', and move notes to '## thought'"
         )
     elif in_section:
         fix = "write an item as '- [ ] <task in exact words>'"

@@ -65,6 +65,8 @@ class JobRuntime:
         audits: How many times the audit ran.
         evidence: How many times validate_calculations, render_report and audit_report succeeded in this job
             (:data:`EVIDENCE_KINDS`); the Tracker ticks Validator, Reporter and Auditor items on these counts.
+        last_audit: The SHA-256 of final_report.docx the last audit read, and its verdict; the final status trusts
+            the verdict only for that very file (None, e.g. after a resume: the report is audited again).
         cancel: Set to stop the job at the next safe point.
         models: One model object per role, built on first use (offline caches and hosted clients are reused).
         prices: The price table usage is costed with, built on first use.
@@ -85,6 +87,7 @@ class JobRuntime:
     handoff: str | None = None
     audits: int = 0
     evidence: dict[str, int] = field(default_factory=evidence_counts)
+    last_audit: tuple[str | None, str] | None = None
     cancel: threading.Event = field(default_factory=threading.Event)
     models: dict[str, Model] = field(default_factory=dict)
     prices: PriceTable | None = None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -230,3 +231,67 @@ def test_checks_over_thousands_of_columns_stay_shallow_enough_for_duckdb() -> No
     assert sql_sum(["a", "b", "c"]) == "(a + (b + c))"
     with pytest.raises(duckdb.Error):  # what a plain join does past DuckDB's depth limit
         con.execute("SELECT " + " + ".join(terms))
+
+
+# Issue 11 follow-up (second review, 3): append_result never writes a forged section, and odd argument types are
+# taken as meant or refused naming the argument and the fix.
+
+
+def test_append_result_refuses_a_table_that_would_forge_a_section(job: Path) -> None:
+    _track("total_revenue", 100)
+    forged = "| a | b |\n## Forged\n- plan_item: Item D\n- calculations: total_revenue"
+    with pytest.raises(ValueError, match=r"table= holds 3 line\(s\) that are no table rows.*'## Forged'") as caught:
+        append_result("Revenue", table=forged, plan_item="Item X")
+    assert "Fix: pass only Markdown table rows" in str(caught.value)
+    assert not (job / "all_results.txt").exists()
+
+
+def test_append_result_keeps_every_field_and_finding_on_one_line(job: Path) -> None:
+    _track("total_revenue", 100)
+    forged = "\n## Forged\n- plan_item: Item D\n- calculations: total_revenue"
+    append_result(
+        "Revenue" + forged,
+        plan_item="Item X" + forged,
+        findings=["Total {{calc:total_revenue}}." + forged],
+        charts=["charts/x.png" + forged],
+    )
+    sections = read_results(job / "all_results.txt")
+    assert [s.plan_item for s in sections] == ["Item X ## Forged - plan_item: Item D - calculations: total_revenue"]
+    assert len(sections[0].findings) == 1 and sections[0].calculations == ["total_revenue"]
+
+
+def test_append_result_takes_a_bare_string_as_a_one_item_list(job: Path) -> None:
+    _track("total_revenue", 100)
+    append_result(
+        "Revenue",
+        findings="Total {{calc:total_revenue}}.",
+        charts="charts/revenue.png",
+        calculations="total_revenue",
+        files="code/01_kpis.py",
+    )
+    (section,) = read_results(job / "all_results.txt")
+    assert section.findings == ["Total {{calc:total_revenue}}."]
+    assert section.charts == ["charts/revenue.png"] and section.calculations == ["total_revenue"]
+    assert section.script == "code/01_kpis.py"
+
+
+def test_append_result_takes_a_number_as_a_section_title(job: Path) -> None:
+    append_result(5, "A note")  # type: ignore[arg-type]
+    assert [s.title for s in read_results(job / "all_results.txt")] == ["5"]
+
+
+@pytest.mark.parametrize(
+    "kwargs, named",
+    [
+        ({"findings": [{"a": 1}]}, "findings[0]"),
+        ({"findings": {"a": 1}}, "findings"),
+        ({"calculations": [None]}, "calculations[0]"),
+        ({"charts": 3}, "charts"),
+        ({"text": b"Total"}, "text"),
+        ({"plan_item": ["Item A"]}, "plan_item"),
+    ],
+)
+def test_append_result_refuses_other_types_naming_the_argument(job: Path, kwargs: dict, named: str) -> None:
+    with pytest.raises(ValueError, match=rf"{re.escape(named)} is a .*\nFix: pass {named.split('[')[0]} as"):
+        append_result("Revenue", **kwargs)
+    assert not (job / "all_results.txt").exists()

@@ -50,7 +50,7 @@ def build_job(job: Path, *, korean: bool = False) -> Path:
             f"SELECT 100.0 * SUM(amount) FILTER (WHERE region = '{regions[0]}') / SUM(amount) FROM data",
             unit="%",
         ),
-        _calc("roas", 0.5123, "SELECT 0.5123", unit="ratio"),
+        _calc("roas", 0.5123, "SELECT 0.5123 FROM data LIMIT 1", unit="ratio"),
         _calc("tampered", total + 100, "SELECT SUM(amount) FROM data", unit="KRW"),
         _calc("unchecked", 3, None, unit="count"),
     ]

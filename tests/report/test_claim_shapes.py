@@ -46,7 +46,7 @@ def test_typed_numbers_in_any_shape_are_refused(job: Path, sentence: str, number
 
 LABEL_SHAPES = (
     "The 1st and 2nd weeks in Q3 2024; FRUITPROMO5 and `SKU 1042`; customers in their 30s and 50대 고객; "
-    '500ml bottles on 3월 15일; the Top 5 regions, rank 3, 상위 5개 지역; the tier "Gold 7".'
+    '`500ml` bottles on 3월 15일; the Top 5 regions, rank 3, 상위 5개 지역; the tier "Gold 7".'
 )
 
 
@@ -85,7 +85,7 @@ def _track_text_value(job: Path) -> None:
             "source_file": "sales.csv",
             "source_columns": ["region"],
             "importance": "high",
-            "check": "SELECT 'North'",
+            "check": "SELECT MIN(region) FROM data",
         }
     )
     (job / "calculation_metadata.json").write_text(json.dumps(meta), encoding="utf-8")
@@ -118,7 +118,8 @@ def test_in_the_docx_only_the_exact_printed_span_is_cited(job: Path) -> None:
         ("상위 5개 지역, Top 5, #1, No. 5", []),
         ("상위 10%, top 40%, 2024%", ["10", "40", "2024"]),
         ("34건, 1,234만원, 5배, 12k, 3x, 2bn, 3개월", ["34", "1,234", "5", "12", "3", "2", "3"]),
-        ("제3회 행사, 500ml, 12kg, 3x3 grid, 30s, 1st", []),
+        ("제3회 행사, 30s, 1st, 1990s, 3분기, 2024년에", []),
+        ("500ml, 12kg, 3x3 grid", ["500", "12", "3"]),  # a unit outside a name is a measure
     ],
 )
 def test_claim_shapes_directly(text: str, claims: list[str]) -> None:

@@ -66,7 +66,7 @@ def test_no_settled_items_means_no_limitations_section(job: Path) -> None:
         (
             "Growth of `tier` 5",
             "the check for {{calc:growth}} failed [3]",
-            "Growth of tier 5 — not possible: the check for calc:growth failed (3)",
+            "Growth of tier 5 — not possible: the check for calc growth failed (3)",
         ),
     ],
 )

@@ -95,7 +95,7 @@ def test_a_cited_text_value_holding_digits_is_not_a(job: Path) -> None:
             "source_file": "sales.csv",
             "source_columns": ["region"],
             "importance": "high",
-            "check": "SELECT 'Plan 5 Premium Gold Members Club'",
+            "check": "SELECT 'Plan 5 Premium Gold Members Club' FROM data LIMIT 1",
         }
     )
     (job / "calculation_metadata.json").write_text(json.dumps(meta), encoding="utf-8")

@@ -9,6 +9,7 @@ from types import SimpleNamespace
 import pytest
 from validation_fixtures import calc, sales_frame, write_job
 
+from insightloom.fileio import file_digest
 from insightloom.jobs import JobFolder
 from insightloom.validation import blocking_reviews, validate_job
 from insightloom.workflow.stages import _review_reasons
@@ -61,10 +62,12 @@ def test_no_citations_file_means_nothing_blocks(tmp_path: Path) -> None:
 
 
 def _runtime(job: Path) -> SimpleNamespace:
-    # _review_reasons reads only the job folder: the audit verdict and citations.json.
+    # The audit passed on exactly this report (the host remembers its digest and verdict); citations.json decides.
     (job / "job.json").write_text(json.dumps({"id": "20250101T000000Z-000000000000"}), encoding="utf-8")
-    (job / "audit_findings.json").write_text(json.dumps({"verdict": "pass"}), encoding="utf-8")
-    return SimpleNamespace(job=JobFolder.open(job), root=job.resolve())
+    digest = file_digest(job / "final_report.docx", beneath=job)
+    return SimpleNamespace(
+        job=JobFolder.open(job), root=job.resolve(), evidence={"audited": 1}, audits=1, last_audit=(digest, "pass")
+    )
 
 
 def test_an_uncited_needs_review_does_not_hold_the_job(review_job: Path) -> None:

@@ -130,3 +130,12 @@ def test_checks_cannot_read_other_files(tmp_path: Path) -> None:
 )
 def test_comparison_rule(tracked: object, recomputed: object, match: bool) -> None:
     assert values_match(tracked, recomputed).match is match
+
+
+def test_a_check_that_reads_no_table_verifies_nothing(tmp_path: Path) -> None:
+    job = write_job(
+        tmp_path / "job", sales_frame(), [calc("constant", 12.5, "SELECT 12.5"), calc("same", 3, "SELECT 3")]
+    )
+    summary = validate_job(job)
+    assert summary.needs_review == ["constant", "same"] and not summary.verified
+    assert "reads no table" in summary.reasons["constant"] and "FROM <view>" in summary.reasons["constant"]

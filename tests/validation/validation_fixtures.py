@@ -72,7 +72,7 @@ def fixture_calcs(frame: pd.DataFrame) -> list[dict[str, Any]]:
         calc("tampered_total", total + 5, "SELECT SUM(amount) FROM data", unit="KRW"),
         calc("bad_check", 1, "SELECT SUM(no_such_column) FROM data"),
         calc("many_rows", 1, "SELECT amount FROM data"),
-        calc("two_columns", 1, "SELECT 1 AS a, 2 AS b"),
+        calc("two_columns", 1, "SELECT 1 AS a, 2 AS b FROM data LIMIT 1"),
         calc("no_rows", 1, "SELECT amount FROM data WHERE amount < 0"),
         calc("unchecked_medium", 42, importance="medium"),
         calc("unchecked_low", 7, importance="low"),

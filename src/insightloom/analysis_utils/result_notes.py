@@ -18,6 +18,7 @@ A fixed section format (below) lets the offline Reporter rebuild findings and ta
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -105,20 +106,83 @@ def _split_text(text: str) -> tuple[list[str], list[str]]:
     return findings, table
 
 
+def _table_rows(title: str, table: str) -> list[str]:
+    """The table's rows; a line that is no ``|`` row would be read as a heading or a field of the file.
+
+    Raises:
+        ValueError: The table holds a line that does not start with ``|`` (named, with the fix).
+    """
+    rows = [row.strip() for row in table.strip().splitlines() if row.strip()]
+    stray = [row for row in rows if not row.startswith("|")]
+    if stray:
+        raise ValueError(
+            f"append_result({title!r}) was not written: table= holds {len(stray)} line(s) that are no table rows, "
+            f"first {stray[0][:80]!r}.\nFix: pass only Markdown table rows ('| a | b |') as table=, and sentences "
+            "as findings=[...]."
+        )
+    return rows
+
+
+def _list_field(values: Iterable[str]) -> str:
+    """A comma-separated field on one line (a line break would start a forged field or section)."""
+    return ", ".join(_one_line(value) for value in values)
+
+
 def format_section(section: ResultSection) -> str:
-    """Render one section in the fixed ``all_results.txt`` format."""
+    """Render one section in the fixed ``all_results.txt`` format; every field and finding stays on one line.
+
+    Raises:
+        ValueError: The table holds a line that is no ``|`` row.
+    """
     lines = [
         f"## {_one_line(section.title)}",
         f"- plan_item: {_one_line(section.plan_item)}",
         f"- script: {_one_line(section.script)}",
-        f"- calculations: {', '.join(section.calculations)}",
-        f"- charts: {', '.join(section.charts)}",
+        f"- calculations: {_list_field(section.calculations)}",
+        f"- charts: {_list_field(section.charts)}",
         "### findings",
     ]
     lines += [f"- {_one_line(f)}" for f in section.findings if _one_line(f)]
-    if section.table.strip():
-        lines += ["### table", *[row.strip() for row in section.table.strip().splitlines() if row.strip()]]
+    rows = _table_rows(section.title, section.table)
+    if rows:
+        lines += ["### table", *rows]
     return "\n".join(lines) + "\n"
+
+
+def _argument_error(name: str, value: object, fix: str) -> ValueError:
+    shown = str(value)[:60]
+    return ValueError(
+        f"append_result(..., {name}=...) was not written: {name} is a {type(value).__name__} ({shown!r}).\nFix: {fix}."
+    )
+
+
+def _text_argument(name: str, value: object) -> str:
+    """A text argument: a string; None is empty, and a number (a section called 5) is its text."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return str(value)
+    raise _argument_error(name, value, f"pass {name} as a string")
+
+
+def _list_argument(name: str, value: object) -> list[str]:
+    """A list-of-strings argument: a bare string is a one-item list (not its characters); None is empty; paths
+    (``pathlib.Path``) are their text."""
+    fix = f"pass {name} as a list of strings, e.g. {name}=['...']"
+    if value is None:
+        return []
+    if isinstance(value, str | os.PathLike):
+        value = [value]
+    if isinstance(value, dict | bytes) or not isinstance(value, Iterable):
+        raise _argument_error(name, value, fix)
+    entries: list[str] = []
+    for index, entry in enumerate(value):
+        if not isinstance(entry, str | os.PathLike):
+            raise _argument_error(f"{name}[{index}]", entry, fix)
+        entries.append(os.fspath(entry))
+    return entries
 
 
 def append_result(
@@ -151,20 +215,26 @@ def append_result(
 
     Raises:
         ValueError: A reference is a near miss (``{calc:x}``, ``{{Calc:x}}``...) or names an id that was not
-            tracked; the message gives the exact correction and the closest tracked ids.
+            tracked; the message gives the exact correction and the closest tracked ids. Or an argument has the
+            wrong type (a dict of findings), or the table holds lines that are no ``|`` rows (they would forge
+            a section); the message names the argument and the fix. A bare string for a list argument
+            (``findings="..."``) is a one-item list.
     """
     folder = job_dir()
-    extra_findings, extra_table = _split_text(text)
-    file_list = [str(f) for f in files]
-    all_findings = [*findings, *extra_findings]
+    section, plan_item = _text_argument("section", section), _text_argument("plan_item", plan_item)
+    table = _text_argument("table", table)
+    extra_findings, extra_table = _split_text(_text_argument("text", text))
+    file_list = _list_argument("files", files)
+    all_findings = [*_list_argument("findings", findings), *extra_findings]
     table_text = "\n".join([table.strip(), *extra_table]).strip() if extra_table else table.strip()
-    chart_list = list(charts) if charts is not None else []
+    chart_list = _list_argument("charts", charts)
     chart_list += [f for f in file_list if f.lower().endswith(".png") and f not in chart_list]
     if script is None:
         script = next((f for f in file_list if f.endswith(".py")), "") or _current_script(folder)
+    script = _text_argument("script", script)
     referencing = "\n".join([section, *all_findings, table_text])
     cited = calc_refs(referencing)
-    calculations = cited if calculations is None else [str(c) for c in calculations]
+    calculations = cited if calculations is None else _list_argument("calculations", calculations)
     _check_references(section, referencing, [*cited, *calculations], folder)
     entry = ResultSection(
         title=section,
@@ -175,11 +245,12 @@ def append_result(
         findings=all_findings,
         table=table_text,
     )
+    formatted = format_section(entry)  # refuses a forged table before anything is written
     path = folder / RESULTS_FILE
     existing = path.read_text(encoding="utf-8") if path.is_file() else ""
     separator = "\n" if existing and not existing.endswith("\n\n") else ""
     with open(path, "a", encoding="utf-8") as handle:
-        handle.write(separator + format_section(entry))
+        handle.write(separator + formatted)
     logger.debug("appended section %r to %s", section, path)
     return str(path)
 

@@ -10,7 +10,10 @@ Findings:
     D (warn)  a tracked calculation never cited.
 
 The body is every paragraph (the title, headings and figure captions included) and table cell before the References
-heading; the References section is parsed only to map markers to calculations when citations.json lacks them. What
+heading, and every other paragraph of the document as prose: nested tables, content controls, headers and footers,
+and any line after the References heading that is not exactly ``[N] <description> — <formula>`` of a known
+calculation. The text of a paragraph includes tracked insertions and simple fields. The descriptions printed in the
+References are the Coder's words and are not checked for numbers. What
 is a label rather than a claim (a table's header row and first column, label-style runs from backticks, the data's
 names and category values, a heading's own numbering) is decided by ``report.labels``, the rule the renderer refuses
 typed numbers by, so a report that rendered never yields A. Verdict: ``pass`` without A, B and C; else ``retry``
@@ -26,6 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from docx import Document
+from docx.opc.constants import RELATIONSHIP_TYPE as RT
+from docx.opc.exceptions import PackageNotFoundError
+from docx.oxml.ns import qn
 from docx.table import Table
 from docx.text.paragraph import Paragraph
 from docx.text.run import Run
@@ -36,6 +42,7 @@ from insightloom.fileio import write_json
 from insightloom.report.calcinfo import CalcInfo, load_calc_info
 from insightloom.report.labels import (
     LABEL_STYLE,
+    QUOTE_STYLE,
     Labels,
     Span,
     is_label_cell,
@@ -43,6 +50,7 @@ from insightloom.report.labels import (
     section_number_spans,
     uncited_claims,
 )
+from insightloom.report.markdown_blocks import plain_text
 from insightloom.report.numbers import MARKER_RE, printed_matches, value_before
 from insightloom.report.render import DOCX_NAME, REFERENCES_HEADINGS
 from insightloom.timeutil import utc_now
@@ -62,9 +70,10 @@ class TextUnit:
 
     text: str
     location: str
-    claims_numbers: bool = True
+    claims_numbers: bool = True  # False in a table's label cells, where only measures are claims
     label_spans: list[Span] = field(default_factory=list)
     heading: bool = False
+    quote_spans: list[Span] = field(default_factory=list)
 
 
 @dataclass
@@ -105,33 +114,63 @@ def _style_name(paragraph: Paragraph) -> str:
         return ""
 
 
-def _is_label_run(run: Run) -> bool:
+def _run_style(run: Run) -> str:
     if run._r.style is None:  # most runs: no character style at all
-        return False
+        return ""
     try:
-        return run.style is not None and run.style.name == LABEL_STYLE
+        return run.style.name if run.style is not None else ""
     except (KeyError, ValueError):
-        return False
+        return ""
 
 
-def _label_text(paragraphs: list[Paragraph]) -> tuple[str, list[Span]]:
-    """The paragraphs' text (joined by newlines, as a cell's text is) and the spans of its label-style runs."""
-    text, spans = "", []
+def _xml_text(p: Any) -> str:
+    """All the text a ``w:p`` shows, tracked insertions and fields included (not the text of paragraphs inside it)."""
+    parts = []
+    for node in p.iter(qn("w:t"), qn("w:tab"), qn("w:br"), qn("w:cr")):
+        if next(node.iterancestors(qn("w:p")), None) is not p:
+            continue  # a text box's own paragraph: audited as its own unit
+        parts.append(node.text or "" if node.tag == qn("w:t") else "\t" if node.tag == qn("w:tab") else "\n")
+    return "".join(parts)
+
+
+def _label_text(paragraphs: list[Paragraph]) -> tuple[str, list[Span], list[Span]]:
+    """The paragraphs' text (joined by newlines, as a cell's text is), the spans of its label-style runs and of its
+    plan-quote runs."""
+    text = ""
+    spans: list[Span] = []
+    quotes: list[Span] = []
     for i, paragraph in enumerate(paragraphs):
         text += "\n" if i else ""
         runs = paragraph.runs
-        if "".join(run.text for run in runs) != paragraph.text:  # hyperlinks or fields: no run offsets to trust
-            text += paragraph.text
+        shown = _xml_text(paragraph._p)
+        if "".join(run.text for run in runs) != shown:  # hyperlinks, fields, insertions: no run offsets to trust
+            text += shown
             continue
         for run in runs:
-            if _is_label_run(run):
-                spans.append((len(text), len(text) + len(run.text)))
+            style = _run_style(run)
+            if style in (LABEL_STYLE, QUOTE_STYLE):
+                (spans if style == LABEL_STYLE else quotes).append((len(text), len(text) + len(run.text)))
             text += run.text
-    return text, spans
+    return text, spans, quotes
+
+
+def _other_units(doc: Any, covered: set[Any], section: str) -> list[TextUnit]:
+    """Every paragraph the walk of the body's top level did not read, and the headers' and footers': prose."""
+    elements = [p for p in doc.element.body.iter(qn("w:p")) if p not in covered]
+    for rel in doc.part.rels.values():
+        if rel.reltype in (RT.HEADER, RT.FOOTER) and not rel.is_external:
+            elements += list(rel.target_part.element.iter(qn("w:p")))
+    units = []
+    for n, element in enumerate(elements, 1):
+        text, spans, _ = _label_text([Paragraph(element, doc)])
+        if text.strip():
+            units.append(TextUnit(text, f"paragraph {n} outside the body's flow (section '{section}')", True, spans))
+    return units
 
 
 def _read_docx(path: Path) -> tuple[list[TextUnit], list[str]]:
-    """Body units (paragraphs and cells before the References heading) and the reference paragraphs."""
+    """Body units (paragraphs and cells before the References heading, then every other paragraph) and the
+    paragraphs after the References heading."""
     doc = Document(str(path))
     body = doc.element.body
     items: list[Paragraph | Table] = []
@@ -147,6 +186,7 @@ def _read_docx(path: Path) -> tuple[list[TextUnit], list[str]]:
             ref_at = i
     units: list[TextUnit] = []
     section, para_no, table_no = "(title)", 0, 0
+    covered: set[Any] = {item._p for item in items if isinstance(item, Paragraph)}
     for item in items[:ref_at]:
         if isinstance(item, Paragraph):
             para_no += 1
@@ -155,27 +195,50 @@ def _read_docx(path: Path) -> tuple[list[TextUnit], list[str]]:
                 section = item.text.strip() or section
             label = f"paragraph {para_no} (section '{section}')"
             heading = style.startswith("Heading") or style == "Title"
-            text, spans = _label_text([item])
-            units.append(TextUnit(text, label, True, spans, heading))
+            text, spans, quotes = _label_text([item])
+            units.append(TextUnit(text, label, True, spans, heading, quotes))
         else:
             table_no += 1
             units += _table_units(item, table_no, section)
-    refs = [p.text for p in items[ref_at + 1 :] if isinstance(p, Paragraph) and p.text.strip()]
-    return units, refs
+            covered.update(p._p for row in item.rows for cell in row.cells for p in cell.paragraphs)
+    tail = [item for item in items[ref_at + 1 :] if isinstance(item, Paragraph)]
+    covered.difference_update(p._p for p in tail)  # read below as reference lines, or as prose when they are not
+    refs = [_xml_text(p._p) for p in tail]
+    units += _other_units(doc, covered | {p._p for p in tail}, section)
+    return units, [line for line in refs if line.strip()]
 
 
 def _table_units(table: Table, table_no: int, section: str) -> list[TextUnit]:
     units: list[TextUnit] = []
     seen: set[Any] = set()  # holds the elements, so lxml keeps one proxy per cell and identity is stable
+    n_rows, n_cols = len(table.rows), len(table.columns)
     for r, row in enumerate(table.rows):
         for c, cell in enumerate(row.cells):
             if cell._tc in seen:
                 continue  # a merged cell repeats across the grid
             seen.add(cell._tc)
-            text, spans = _label_text(cell.paragraphs)
+            text, spans, _ = _label_text(cell.paragraphs)
             where = f"table {table_no} row {r + 1} col {c + 1} (section '{section}')"
-            units.append(TextUnit(text, where, not is_label_cell(r, c), spans))
+            units.append(TextUnit(text, where, not is_label_cell(r, c, n_rows, n_cols), spans))
     return units
+
+
+def _reference_line(line: str, calcs: dict[str, CalcInfo]) -> bool:
+    """Whether ``line`` is exactly ``[N] <description> — <formula>`` of a known calculation."""
+    match = _REF_LINE_RE.match(line)
+    if not match:
+        return False
+    marker = f"[{match.group(1)}]"  # the renderer prints "[N] <description> — <formula>" as Markdown
+    return any(plain_text(f"{marker} {info.description} \u2014 {info.formula}")[0] == line for info in calcs.values())
+
+
+def _stray_reference_units(refs: list[str], calcs: dict[str, CalcInfo]) -> list[TextUnit]:
+    """Lines after the References heading that are no reference line: prose, audited as such."""
+    return [
+        TextUnit(line, f"line {n} after the References heading (section 'References')")
+        for n, line in enumerate(refs, 1)
+        if not _reference_line(line, calcs)
+    ]
 
 
 def _marker_map(calcs: dict[str, CalcInfo], refs: list[str]) -> dict[str, CalcInfo]:
@@ -239,15 +302,14 @@ def _a_fix(value: str, location: str) -> str:
     section = _section_of(location)
     return (
         f"In report.md, section '{section}': replace the typed number {value!r} with the {{{{calc:<id>}}}} reference "
-        "of a verified calculation in citations.json, or delete the number (a name or code that holds digits goes "
-        f"in `backticks`; a number in a figure caption comes from the chart's save_chart caption); then render "
+        "of a verified calculation in citations.json, or delete the number (a name or code from the data, e.g. a "
+        "product code, goes in `backticks`; a number goes as {{calc:<id>}}; a number in a figure caption comes from "
+        "the chart's save_chart caption); then render "
         f"again (render_section('{section}', ...) and render_report())."
     )
 
 
 def _number_findings(unit: TextUnit, labels: Labels, printed: dict[str, str]) -> list[dict[str, Any]]:
-    if not unit.claims_numbers:
-        return []
     numbering = section_number_spans(unit.text) if unit.heading else []
     return [
         {
@@ -259,7 +321,15 @@ def _number_findings(unit: TextUnit, labels: Labels, printed: dict[str, str]) ->
             "marker": None,
             "suggested_fix": _a_fix(token.text, unit.location),
         }
-        for token in uncited_claims(unit.text, labels, protected=unit.label_spans, printed=printed, numbering=numbering)
+        for token in uncited_claims(
+            unit.text,
+            labels,
+            protected=unit.label_spans,
+            printed=printed,
+            numbering=numbering,
+            label_cell=not unit.claims_numbers,
+            quoted=unit.quote_spans,
+        )
     ]
 
 
@@ -339,9 +409,16 @@ def audit_report(job_dir: Path, retry_count: int = 0, *, max_retries: int = 2) -
     docx_path = job_dir / DOCX_NAME
     if not docx_path.is_file():
         raise BadInputError(f"{docx_path} not found", "Render the report (render_report) before auditing it.")
-    units, refs = _read_docx(docx_path)
+    try:
+        units, refs = _read_docx(docx_path)
+    except (PackageNotFoundError, KeyError, ValueError, OSError, SyntaxError) as exc:  # lxml's XMLSyntaxError too
+        raise BadInputError(
+            f"{docx_path} is not a readable DOCX ({type(exc).__name__}: {exc})",
+            "Render the report again (render_report) to rewrite final_report.docx, then audit it.",
+        ) from exc
     calcs = load_calc_info(job_dir, required=False)
     markers = _marker_map(calcs, refs)
+    units += _stray_reference_units(refs, calcs)
     printed = {marker: info.formatted() for marker, info in markers.items()}
     labels = load_labels(job_dir)
     cited: set[str] = set()

@@ -20,7 +20,7 @@ from docx.table import Table
 from docx.text.paragraph import Paragraph
 from docx.text.run import Run
 
-from insightloom.report.labels import LABEL_STYLE
+from insightloom.report.labels import LABEL_STYLE, QUOTE_STYLE
 from insightloom.report.markdown_blocks import inline_runs
 
 logger = logging.getLogger(__name__)
@@ -48,20 +48,24 @@ def set_style_east_asian(doc: DocumentObject, family: str) -> None:
         r_fonts.set(qn("w:eastAsia"), family)
 
 
-def _label_style(paragraph: Paragraph) -> str:
-    """The label character style, added to the document on first use."""
+def _label_style(paragraph: Paragraph, name: str = LABEL_STYLE) -> str:
+    """A label character style, added to the document on first use."""
     styles = paragraph.part.document.styles  # type: ignore[attr-defined]  # a body or table-cell paragraph: DocumentPart
     try:
-        styles[LABEL_STYLE]
+        styles[name]
     except KeyError:
-        styles.add_style(LABEL_STYLE, WD_STYLE_TYPE.CHARACTER)
-    return LABEL_STYLE
+        styles.add_style(name, WD_STYLE_TYPE.CHARACTER)
+    return name
 
 
-def add_text(paragraph: Paragraph, text: str, east_asian: str | None, *, italic: bool = False) -> None:
-    """Append ``text`` to the paragraph as runs: bold for ``**bold**``, the label style for ```labels```."""
+def add_text(
+    paragraph: Paragraph, text: str, east_asian: str | None, *, italic: bool = False, quoted: bool = False
+) -> None:
+    """Append ``text`` to the paragraph as runs: bold for ``**bold**``, the label style for ```labels``` (the
+    quote style when the renderer quotes the plan's words)."""
+    label = QUOTE_STYLE if quoted else LABEL_STYLE
     for piece in inline_runs(text):
-        run = paragraph.add_run(piece.text, style=_label_style(paragraph) if piece.label else None)
+        run = paragraph.add_run(piece.text, style=_label_style(paragraph, label) if piece.label else None)
         run.bold = piece.bold or None
         if italic:
             run.italic = True
@@ -75,14 +79,16 @@ def add_heading(doc: DocumentObject, text: str, level: int, east_asian: str | No
     return paragraph
 
 
-def add_paragraph(doc: DocumentObject, text: str, east_asian: str | None, style: str | None = None) -> Paragraph:
+def add_paragraph(
+    doc: DocumentObject, text: str, east_asian: str | None, style: str | None = None, *, quoted: bool = False
+) -> Paragraph:
     """A body paragraph; an unknown style falls back to Normal rather than failing the render."""
     try:
         paragraph = doc.add_paragraph(style=style)
     except KeyError:
         logger.warning("style %r not in the template; using Normal", style)
         paragraph = doc.add_paragraph()
-    add_text(paragraph, text, east_asian)
+    add_text(paragraph, text, east_asian, quoted=quoted)
     return paragraph
 
 

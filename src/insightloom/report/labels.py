@@ -33,7 +33,10 @@ from insightloom.report.markdown_blocks import plain_text
 from insightloom.report.numbers import (
     MARKER_RE,
     NumberToken,
+    SpanSet,
+    claim_suffix,
     find_numbers,
+    is_currency,
     printed_matches,
 )
 from insightloom.validation.jobfiles import PROFILE_FILE
@@ -43,8 +46,10 @@ logger = logging.getLogger(__name__)
 __all__ = [
     "LABEL_STYLE",
     "MIN_NAME_CHARS",
+    "QUOTE_STYLE",
     "Labels",
     "is_label_cell",
+    "is_measure",
     "load_labels",
     "printed_spans",
     "section_number_spans",
@@ -53,14 +58,21 @@ __all__ = [
 ]
 
 LABEL_STYLE = "Data Label"
+# The plan's own words quoted in the limitations: written by the renderer only (no Markdown makes this style).
+QUOTE_STYLE = "Plan Quote"
 MIN_NAME_CHARS = 4
 Span = tuple[int, int]
 MASK = "\ufffc"  # stands in for a printed value: no letter, digit, space or punctuation a rule looks at
 _MAX_QUOTED = 60
 _MEASURE_RE = re.compile(r"%|\d[.,]\d")
 _DIGITS_RE = re.compile(r"\d+")
-# "2. Revenue", "3.1 Channels", "4) Outlook" at the start of a heading.
-_SECTION_NUMBER_RE = re.compile(r"^\s*(?:\d{1,2}(?:\.\d{1,2})+\.?|\d{1,2}[.)])(?=\s)")
+# "2. Revenue", "3.1 Channels", "4) Outlook", "5 Risks" at the start of a heading: 1-2 digit parts, the first at
+# most 20, never followed by a scale or unit ("12.5 million", "12.5 억원", "3 % growth").
+_SECTION_NUMBER_RE = re.compile(
+    r"^\s*(?:[1-9]|1\d|20)(?:\.\d{1,2}(?!\d))*+[.)]?(?=\s)"
+    r"(?!\s*(?:million|billion|thousand|trillion|bn|mn|m|k|억|만|천|조|원|%|percent|퍼센트)(?![A-Za-z]))",
+    re.IGNORECASE,
+)
 _QUOTE_PAIRS = [('"', '"'), ("'", "'"), ("\u201c", "\u201d"), ("\u2018", "\u2019"), ("\u00ab", "\u00bb")]
 _QUOTE_PAIRS += [("\u300c", "\u300d"), ("\u300e", "\u300f")]  # 「」 『』
 _QUOTED_RE = re.compile(
@@ -125,9 +137,19 @@ def load_labels(job_dir: Path) -> Labels:
     return Labels(tuple(sorted(set(names), key=len, reverse=True)))  # longest first: "Plan 500" before "500"
 
 
-def is_label_cell(row: int, col: int) -> bool:
-    """A table's header row and first column name things (0-based row and column)."""
-    return row == 0 or col == 0
+def is_label_cell(row: int, col: int, n_rows: int, n_cols: int) -> bool:
+    """A table's header row and first column name things (0-based row and column).
+
+    Only in a real table, with a body row and at least two columns: a header-only or one-column table is prose.
+    """
+    return n_rows >= 2 and n_cols >= 2 and (row == 0 or col == 0)
+
+
+def is_measure(text: str, token: NumberToken) -> bool:
+    """A number shaped like a measure, a claim even where labels stand: a %, a decimal, a thousands separator or an
+    amount/counter glued after it ("12.5%", "1,642,000", "34건")."""
+    tail = text[token.end : token.end + 2].lstrip()
+    return bool(_MEASURE_RE.search(token.text)) or tail.startswith("%") or claim_suffix(text, token.end) is not None
 
 
 def section_number_spans(text: str) -> list[Span]:
@@ -136,18 +158,39 @@ def section_number_spans(text: str) -> list[Span]:
     return [match.span()] if match else []
 
 
-def _name_shaped(quoted: str) -> bool:
-    """A quoted name ("Plan 500", "Gold 7"): words, then one number that ends it.
+def _label_shaped(text: str) -> bool:
+    """Text that may hold one number and still be a name: no %, decimal or thousands separator, one number at
+    most, no amount or counter glued to it, and the number is not a count of the words after it ("34 orders")."""
+    numbers = list(_DIGITS_RE.finditer(text))
+    if _MEASURE_RE.search(text) or len(numbers) > 1:
+        return False
+    if not numbers:
+        return True
+    number = numbers[0]
+    words_after = text[number.end() :].strip()
+    if claim_suffix(text, number.end()) is not None or (words_after and text[number.end() : number.end() + 1] == " "):
+        return False
+    return any(ch.isalpha() for ch in text) and not _after_currency(text[: number.start()])
 
-    Not a quoted claim: "grew 12.5% in 34 stores", "3 regions", "rose 12 percent", "34건".
+
+def _after_currency(head: str) -> bool:
+    """Whether a currency symbol or code stands right before the number ("KRW 1642", "$ 34", "Rs1200")."""
+    head = head.rstrip(" +-")
+    word = head.split()[-1] if head.split() else ""
+    return head[-1:] in "$€£₩¥" and bool(head) or is_currency(word)
+
+
+def _name_shaped(quoted: str) -> bool:
+    """A quoted name ("Plan 500", "Gold 7", "Premium Plan 500"): label-shaped, ending in its one number, and at most
+    two words or every word before the number capitalised.
+
+    Not a quoted claim: "grew 12.5% in 34 stores", "3 regions", "orders reached 34", "총 주문은 34", "34건".
     """
     words, _, number = quoted.strip().rpartition(" ")
-    if not any(ch.isalpha() for ch in words) or _MEASURE_RE.search(quoted) or _DIGITS_RE.search(words):
+    if not number.isdigit() or not _label_shaped(quoted) or not words:
         return False
-    return number.isdigit()
-
-
-_BARE_NUMBER_RE = re.compile(r"^\s*[-+]?[$€£₩]?\d[\d,]*(?:\.\d+)?\s*(?:%|[A-Za-z]{1,3}|[\uac00-\ud7a3]{1,2})?\s*$")
+    names = words.split()
+    return len(names) == 1 or (len(names) == 2 and all(name[:1].isupper() for name in names))
 
 
 def _quoted_spans(text: str) -> list[Span]:
@@ -160,9 +203,16 @@ def printed_spans(text: str, printed: Mapping[str, str]) -> list[Span]:
     for match in MARKER_RE.finditer(text):
         expected = printed.get(match.group(0))
         if expected and printed_matches(text, match.start(), expected):
-            end = len(text[: match.start()].rstrip())
+            end = _end_before_spaces(text, match.start())
             spans.append((end - len(expected), match.end()))
     return spans
+
+
+def _end_before_spaces(text: str, at: int) -> int:
+    """Where the text before offset ``at`` ends once trailing spaces are left out (without copying the text)."""
+    while at > 0 and text[at - 1].isspace():
+        at -= 1
+    return at
 
 
 def _mask(text: str, spans: Iterable[Span]) -> str:
@@ -170,10 +220,6 @@ def _mask(text: str, spans: Iterable[Span]) -> str:
     for lo, hi in spans:
         chars[lo:hi] = MASK * (hi - lo)
     return "".join(chars)
-
-
-def _overlaps(spans: Iterable[Span], token: NumberToken) -> bool:
-    return any(lo < token.end and token.start < hi for lo, hi in spans)
 
 
 def uncited_claims(
@@ -184,6 +230,8 @@ def uncited_claims(
     printed: Mapping[str, str] | None = None,
     cited: Iterable[Span] = (),
     numbering: Iterable[Span] = (),
+    label_cell: bool = False,
+    quoted: Iterable[Span] = (),
 ) -> list[NumberToken]:
     """The numbers in printed ``text`` that claim something without a citation.
 
@@ -197,12 +245,15 @@ def uncited_claims(
         printed: Marker ("[3]") -> the value the renderer prints before it (the audit finds the cited spans so).
         cited: The spans the renderer itself filled in (the renderer's check).
         numbering: A heading's own section number (:func:`section_number_spans`).
+        label_cell: The text is a table's label cell (:func:`is_label_cell`): only measures in it are claims.
+        quoted: Spans of the plan's words the renderer itself quoted (:data:`QUOTE_STYLE`): never claims.
     """
     masked = _mask(text, [*cited, *printed_spans(text, printed or {})])
-    # Backticks make a name a label, not a number: `12.5%` alone in backticks is still a typed claim.
-    named = [(lo, hi) for lo, hi in protected if not _BARE_NUMBER_RE.match(text[lo:hi])]
-    spans = [*named, *numbering, *labels.spans(masked), *_quoted_spans(masked)]
-    return [token for token in find_numbers(masked) if not _overlaps(spans, token)]
+    # Backticks make a name a label, not a number: `12.5% growth` or `34 orders` in backticks is still a claim.
+    named = [(lo, hi) for lo, hi in protected if _label_shaped(text[lo:hi])]
+    spans = SpanSet([*named, *quoted, *numbering, *labels.spans(masked), *_quoted_spans(masked)])
+    tokens = [token for token in find_numbers(masked) if not spans.overlaps(token.start, token.end)]
+    return [token for token in tokens if is_measure(masked, token)] if label_cell else tokens
 
 
 def typed_claims(markdown: str, labels: Labels) -> list[NumberToken]:

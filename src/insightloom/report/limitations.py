@@ -25,11 +25,13 @@ HEADINGS = {"en": ("Limitations", "not possible"), "ko": ("한계", "수행할 �
 
 
 _MARKUP_RE = re.compile(r"\*{2,}|[`{}]")
+_CALC_COLON_RE = re.compile(r"\b(calc)\s*[:\uff1a]", re.IGNORECASE)  # "calc:x" would read as a broken reference
 
 
 def _label(text: str) -> str:
     """``text`` as one label run: no bold markers, backticks or braces inside, brackets as parentheses."""
-    clean = " ".join(_MARKUP_RE.sub("", text).replace("[", "(").replace("]", ")").split())
+    clean = _CALC_COLON_RE.sub(r"\1 ", _MARKUP_RE.sub("", text)).replace("[", "(").replace("]", ")")
+    clean = " ".join(clean.split())
     return f"`{clean}`" if clean else ""
 
 
@@ -50,7 +52,7 @@ def with_limitations(blocks: list[Block], job_dir: Path, korean: bool) -> list[B
     if not items:
         return blocks
     heading, word = HEADINGS["ko" if korean else "en"]
-    bullets = [Block("bullet", f"{_label(item)} — {word}: {_label(reason)}") for item, reason in items]
+    bullets = [Block("bullet", f"{_label(item)} — {word}: {_label(reason)}", quoted=True) for item, reason in items]
     at = next((i for i, b in enumerate(blocks) if b.kind == "heading" and b.text.strip() == heading), None)
     if at is None:
         return [*blocks, Block("heading", heading, level=2), *bullets]

@@ -48,6 +48,7 @@ class Block:
         level: Heading level (1-6).
         path: Image path as written.
         rows: Table rows, the header first.
+        quoted: Its label runs are the plan's words quoted by the renderer (the limitations), never claims.
     """
 
     kind: str
@@ -55,6 +56,7 @@ class Block:
     level: int = 0
     path: str = ""
     rows: list[list[str]] = field(default_factory=list)
+    quoted: bool = False
 
 
 def split_row(line: str) -> list[str]:

@@ -6,7 +6,8 @@ the same thing (the offline Reporter parses it with :func:`read_problems`, never
     - <kind> '<subject>' in section '<section>', <where>: "<excerpt>" — fix: <fix>
 
 The kinds: ``typed number`` (subject: the number), ``unknown reference``, ``unverified reference`` and ``unchecked
-reference`` (subject: the ``{{calc:ID}}`` reference), ``near-miss reference`` (subject: the text as written).
+reference`` (subject: the ``{{calc:ID}}`` reference), ``near-miss reference`` (subject: the text as written; also a
+reference with a sign, digit or unit glued to it) and ``control character`` (subject: its code point, ``U+0000``).
 ``<where>`` is ``title``, ``heading``, ``paragraph N``, ``table N row R col C``, ``alt text of charts/x.png`` or
 ``caption of charts/x.png``.
 """
@@ -28,7 +29,8 @@ TYPED, UNKNOWN, UNVERIFIED, UNCHECKED, NEAR_MISS = (
     "unchecked reference",
     "near-miss reference",
 )
-KINDS = (TYPED, UNKNOWN, UNVERIFIED, UNCHECKED, NEAR_MISS)
+CONTROL = "control character"
+KINDS = (TYPED, UNKNOWN, UNVERIFIED, UNCHECKED, NEAR_MISS, CONTROL)
 CAPTION_WHERE = "caption of "
 UNVALIDATED = "unvalidated"
 _LINE_RE = re.compile(
@@ -36,8 +38,8 @@ _LINE_RE = re.compile(
     re.M,
 )
 _TYPED_FIX = (
-    "replace it with the {{calc:<id>}} reference of a verified calculation, or delete it (a name or code that "
-    "holds digits goes in `backticks`)"
+    "replace it with the {{calc:<id>}} reference of a verified calculation, or delete it (a name or code from the "
+    "data, e.g. a product code, goes in `backticks`; a number goes as {{calc:<id>}})"
 )
 _HEADING_FIX = {
     "heading": "; in a heading, write it without the number: render_section('<old heading>', '') deletes the old "
@@ -67,6 +69,8 @@ def _kind_and_subject(problem: dict[str, Any]) -> tuple[str, str]:
         return TYPED, str(problem["number"])
     if kind == "near_miss":
         return NEAR_MISS, str(problem["written"])
+    if kind == "control_char":
+        return CONTROL, str(problem["written"])
     status = problem.get("status")
     word = UNKNOWN if status == "unknown" else UNCHECKED if status == UNVALIDATED else UNVERIFIED
     return word, reference(str(problem["calc_id"]))
@@ -78,7 +82,7 @@ def _fix(problem: dict[str, Any]) -> str:
     kind, ref = problem.get("kind", "reference"), reference(str(problem.get("calc_id", "")))
     if kind == "typed_number":
         return _TYPED_FIX + _HEADING_FIX.get(str(problem.get("where")), "")
-    if kind == "near_miss":
+    if kind in ("near_miss", "control_char"):
         return str(problem["advice"])
     status = problem["status"]
     if status == "unknown":

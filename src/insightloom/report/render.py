@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from docx import Document
+from docx.image.exceptions import UnrecognizedImageError
 
 from insightloom.calc_refs import CALC_REF_RE, closest_ids, find_near_misses
 from insightloom.errors import RenderRefused
@@ -31,6 +32,7 @@ from insightloom.report.calcinfo import CalcInfo, load_calc_info
 from insightloom.report.labels import Labels, is_label_cell, load_labels, section_number_spans, uncited_claims
 from insightloom.report.limitations import with_limitations
 from insightloom.report.markdown_blocks import Block, parse_markdown, plain_text, plain_text_map
+from insightloom.report.numbers import claim_suffix
 from insightloom.report.pdf import docx_to_pdf
 from insightloom.report.problems import CAPTION_WHERE, UNVALIDATED, describe_problem
 from insightloom.validation.jobfiles import CITATIONS_FILE, load_citations
@@ -98,9 +100,10 @@ class _Place:
         section: The heading above it, as printed.
         where: ``paragraph 2``, ``table 1 row 2 col 3``, ``heading``...
         text: The Markdown text.
-        prose: Its numbers are claims (everything printed but a table's label cells).
+        prose: Its numbers are claims (everything printed but a table's label cells, where only measures are).
         heading: The title or a heading, whose own numbering ("2. Revenue") is not a claim.
         fix: The fix for a typed number here, when it is not the Markdown's to edit (a chart's sidecar caption).
+        quoted: Its label runs are the plan's words the renderer quotes (the limitations), never claims.
     """
 
     section: str
@@ -109,6 +112,7 @@ class _Place:
     prose: bool = True
     heading: bool = False
     fix: str | None = None
+    quoted: bool = False
 
 
 def _sidecar_caption(meta: dict[str, Any], block: Block, path: Path) -> tuple[str, str]:
@@ -154,8 +158,11 @@ def _places(blocks: list[Block], title: str, job_dir: Path) -> list[_Place]:
             places.append(_Place(section, "heading", block.text, heading=True))
         elif block.kind == "table":
             tables += 1
+            n_rows, n_cols = len(block.rows), max(map(len, block.rows), default=0)
             places += [
-                _Place(section, f"table {tables} row {r + 1} col {c + 1}", cell, prose=not is_label_cell(r, c))
+                _Place(
+                    section, f"table {tables} row {r + 1} col {c + 1}", cell, not is_label_cell(r, c, n_rows, n_cols)
+                )
                 for r, row in enumerate(block.rows)
                 for c, cell in enumerate(row)
             ]
@@ -163,7 +170,7 @@ def _places(blocks: list[Block], title: str, job_dir: Path) -> list[_Place]:
             places += _image_places(block, section, job_dir)
         else:
             paragraphs += 1
-            places.append(_Place(section, f"paragraph {paragraphs}", block.text))
+            places.append(_Place(section, f"paragraph {paragraphs}", block.text, quoted=block.quoted))
     return places
 
 
@@ -207,6 +214,72 @@ def _near_miss_problems(places: list[_Place], known: list[str] | None) -> list[d
         }
         for place in places
         for miss in find_near_misses(place.text, known)
+    ]
+
+
+# Text glued to a reference would change the value it prints: "-{{calc:x}}", "1{{calc:x}}", "{{calc:x}}%",
+# "{{calc:x}}만". A counter that only names what is counted ("{{calc:order_count}}건") changes nothing.
+_GLUED_BEFORE_RE = re.compile(r"[-\u2212\u2013+\d.,]$")
+_GLUED_AFTER_RE = re.compile(r"[\dA-Za-z%]")
+_GLUED_TAIL_RE = re.compile(r"[^\s.,;:!?)\]]*")
+
+
+def _glued_text(text: str, match: re.Match[str]) -> str | None:
+    """The reference with what is glued to it, when a sign, digit or unit touches it; else None."""
+    before = _GLUED_BEFORE_RE.search(text[: match.start()])
+    after = _GLUED_AFTER_RE.match(text, match.end()) or claim_suffix(text, match.end()) == "amount"
+    if not before and not after:
+        return None
+    lo = match.start() - (1 if before else 0)
+    tail = _GLUED_TAIL_RE.match(text, match.end())
+    return text[lo : tail.end() if after and tail else match.end()]
+
+
+def _glued_problems(places: list[_Place]) -> list[dict[str, Any]]:
+    """References with a sign, digit or unit glued to them: the printed value would read as another number."""
+    problems = []
+    for place in places:
+        for match in CALC_REF_RE.finditer(place.text):
+            written = _glued_text(place.text, match)
+            if written is None:
+                continue
+            ref = match.group(0)
+            advice = (
+                f"nothing may touch {ref}: the renderer prints the value with its own sign and unit, so a sign, "
+                f"digit or unit glued to it prints another number; write {ref} with a space on both sides and no "
+                "unit (for a change or a share, track that value as its own calculation and cite it)"
+            )
+            problems.append(
+                {
+                    "kind": "near_miss",
+                    "written": written,
+                    "calc_id": match.group(1),
+                    "advice": advice,
+                    "section": place.section,
+                    "where": place.where,
+                    "excerpt": _excerpt(place.text, match.start()),
+                }
+            )
+    return problems
+
+
+# Characters a DOCX cannot hold (XML 1.0 allows only tab, line feed and carriage return below U+0020).
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def _control_problems(places: list[_Place]) -> list[dict[str, Any]]:
+    """Control characters (a NUL, an escape code) that the DOCX cannot store: the render would crash on them."""
+    return [
+        {
+            "kind": "control_char",
+            "written": f"U+{ord(match.group(0)):04X}",
+            "advice": "delete the control character (it is invisible and a DOCX cannot hold it) and write plain text",
+            "section": place.section,
+            "where": place.where,
+            "excerpt": _excerpt(place.text, match.start()).translate({ord(match.group(0)): "?"}),
+        }
+        for place in places
+        for match in _CONTROL_RE.finditer(place.text)
     ]
 
 
@@ -258,12 +331,16 @@ def _typed_number_problems(
     """Numbers typed as digits: exactly what the audit would flag as A in the rendered DOCX."""
     problems = []
     for place in places:
-        if not place.prose:
-            continue
         printed = _printed(place.text, markers, calcs)
         numbering = section_number_spans(printed.text) if place.heading else []
         for token in uncited_claims(
-            printed.text, labels, protected=printed.labels, cited=printed.cited, numbering=numbering
+            printed.text,
+            labels,
+            protected=printed.labels,
+            cited=printed.cited,
+            numbering=numbering,
+            label_cell=not place.prose,
+            quoted=printed.labels if place.quoted else (),
         ):
             problem = {"kind": "typed_number", "number": token.text, "section": place.section, "where": place.where}
             problem["excerpt"] = _excerpt(place.text, printed.source[token.start])
@@ -309,6 +386,8 @@ def _check(
     places = _places(blocks, title, job_dir)
     markers, problems = _assign_markers(places, calcs, "unknown" if validated else UNVALIDATED)
     problems += _near_miss_problems(places, list(calcs) or None)
+    problems += _glued_problems(places)
+    problems += _control_problems(places)
     problems += _typed_number_problems(places, markers, calcs, load_labels(job_dir))
     return markers, calcs, problems
 
@@ -331,8 +410,12 @@ def refuse_if_problems(markdown: str, job_dir: Path) -> None:
 
 
 def _resolve_chart(job_dir: Path, written: str) -> Path | None:
-    path = (job_dir / written).resolve()
-    return path if path.is_relative_to(job_dir.resolve()) and path.is_file() else None
+    """The chart file inside the job folder, or None: a path the system cannot even look up is "not found" too."""
+    try:
+        path = (job_dir / written).resolve()
+        return path if path.is_relative_to(job_dir.resolve()) and path.is_file() else None
+    except (OSError, ValueError):  # a NUL byte, a name too long for the file system
+        return None
 
 
 def _sidecar(path: Path) -> dict[str, Any]:
@@ -368,7 +451,7 @@ class _Builder:
         elif block.kind == "paragraph":
             build.add_paragraph(self.doc, sub(block.text), ea)
         elif block.kind == "bullet":
-            build.add_paragraph(self.doc, sub(block.text), ea, style="List Bullet")
+            build.add_paragraph(self.doc, sub(block.text), ea, style="List Bullet", quoted=block.quoted)
         elif block.kind == "number":
             build.add_paragraph(self.doc, sub(block.text), ea, style="List Number")
         elif block.kind == "table":
@@ -386,7 +469,11 @@ class _Builder:
         alt = sub(block.text) or str(meta.get("alt") or meta.get("title") or path.stem)
         _, caption = _sidecar_caption(meta, block, path)
         caption = sub(caption) or alt
-        build.add_picture(self.doc, path, plain_text(alt)[0])
+        try:
+            build.add_picture(self.doc, path, plain_text(alt)[0])
+        except (UnrecognizedImageError, OSError, ValueError) as exc:  # "charts/x.json": a file, but not an image
+            self.result.warnings.append(f"chart {block.path!r} is not an image ({exc}); skipped")
+            return
         self.result.charts.append(block.path)
         build.add_caption(self.doc, f"{self.figure_label} {len(self.result.charts)}: {caption}", self.east_asian)
 

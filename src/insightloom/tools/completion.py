@@ -35,6 +35,7 @@ from ..plan import (
     set_items,
     split_not_possible,
 )
+from ..report.labels import load_labels, typed_claims
 from ..runtime import EvidenceKind
 from ..validation.jobfiles import load_calculations, load_citations
 
@@ -92,15 +93,50 @@ def _saved_chart(root: Path, chart: str) -> bool:
     return rel.endswith(".png") and _regular_file(root, rel) and _regular_file(root, rel[:-4] + ".json")
 
 
+def _evidence_owners(sections: Sequence[ResultSection]) -> dict[str, str]:
+    """Each listed calculation id and chart path -> the plan item of the first section (file order) listing it.
+
+    One piece of work is evidence for one item: a script that lists one ``total`` under every item ticks only the
+    first. A section without a plan item ticks nothing, so it owns nothing either.
+    """
+    owners: dict[str, str] = {}
+    for section in sections:
+        if section.plan_item.strip():
+            for key in [*section.calculations, *(_chart_path(c) for c in section.charts)]:
+                owners.setdefault(key, section.plan_item)
+    return owners
+
+
+def _reused_problem(item: str, reused: dict[str, str]) -> str:
+    shown = "; ".join(f"{key} (already evidence for '{owner}')" for key, owner in list(reused.items())[:_MAX_LISTED])
+    return (
+        f"'{item}': its all_results.txt section lists only evidence an earlier section already counts: {shown}. "
+        "One calculation or chart is evidence for one item. Fix: track a calculation or save a chart for this "
+        "item and list it in its own append_result(..., plan_item=<exact item>), or report the item as not "
+        "possible with a reason."
+    )
+
+
 def coder_evidence_problem(root: Path, item: str) -> str | None:
-    """None when ``all_results.txt`` shows the Coder did ``item``; otherwise what is missing and the fix."""
-    sections = [s for s in _results(root) if same_item(s.plan_item, item)]
+    """None when ``all_results.txt`` shows the Coder did ``item``; otherwise what is missing and the fix.
+
+    A tracked calculation or a saved chart counts only for the first section that lists it (see
+    :func:`_evidence_owners`).
+    """
+    results = _results(root)
+    sections = [s for s in results if same_item(s.plan_item, item)]
     if not sections:
         return f"'{item}': all_results.txt has no section with plan_item matching this item. Fix: {CODER_FIX}."
-    tracked = _tracked_ids(root)
+    tracked, owners = _tracked_ids(root), _evidence_owners(results)
+    reused: dict[str, str] = {}
     for section in sections:
-        if any(calc in tracked for calc in section.calculations) or any(_saved_chart(root, c) for c in section.charts):
+        found = [c for c in section.calculations if c in tracked]
+        found += [_chart_path(c) for c in section.charts if _saved_chart(root, c)]
+        if any(same_item(owners[key], item) for key in found):
             return None
+        reused.update({key: owners[key] for key in found})
+    if reused:
+        return _reused_problem(item, reused)
     listed = [c for s in sections for c in s.calculations] + [c for s in sections for c in s.charts]
     what = f"lists {', '.join(listed[:_MAX_LISTED])}, but" if listed else "lists"
     return (
@@ -248,7 +284,17 @@ def _settle_done(
     out.ticked.append(item.text)
 
 
-def _settle_not_possible(plan: Plan, entry: str | dict[str, Any], taken: list[PlanItem], out: Settlement) -> None:
+def reason_numbers(root: Path, reason: str) -> list[str]:
+    """The claim-numbers in a not-possible reason (the data's names, such as a column ``col_2``, are no claims).
+
+    The reason is printed under the report's limitations, where no citation checks it.
+    """
+    return [token.text for token in typed_claims(reason, load_labels(root))]
+
+
+def _settle_not_possible(
+    root: Path, plan: Plan, entry: str | dict[str, Any], taken: list[PlanItem], out: Settlement
+) -> None:
     wanted, reason = _as_pair(entry)
     resolved = _resolve(plan, wanted)
     if isinstance(resolved, _Unresolved):
@@ -257,6 +303,14 @@ def _settle_not_possible(plan: Plan, entry: str | dict[str, Any], taken: list[Pl
     section, item = resolved
     if not reason:
         out.refused.append(f"'{item.text}': a not-possible item needs a reason. Fix: pass {NOT_POSSIBLE_FORMAT}.")
+        return
+    numbers = reason_numbers(root, reason)
+    if numbers:
+        out.refused.append(
+            f"'{item.text}': the reason holds the number(s) {', '.join(repr(n) for n in numbers[:_MAX_LISTED])}, "
+            "which would reach the report's limitations unchecked. Fix: give the reason in words (what is "
+            "missing or why it cannot be done); numbers reach the report only as cited calculations."
+        )
         return
     mandatory = HOST_EVIDENCE.get(section.role)
     if mandatory is not None:
@@ -300,7 +354,7 @@ def settle_items(
         if wanted not in reported_impossible:
             _settle_done(root, evidence, plan, wanted, taken, out)
     for entry in [*not_possible, *reported_impossible]:
-        _settle_not_possible(plan, entry, taken, out)
+        _settle_not_possible(root, plan, entry, taken, out)
     out.text = set_items(plan_text, taken)
     return out
 

@@ -8,6 +8,7 @@ from strands import tool
 from strands.types.tools import AgentTool
 
 from ..errors import InsightloomError, RenderRefused
+from ..fileio import file_digest
 from ..plan import parse_plan
 from ..report.audit import audit_report as run_audit
 from ..report.render import describe_problem, refuse_if_problems
@@ -171,6 +172,7 @@ def make_audit_report(rt: JobRuntime) -> AgentTool:
         if not rt.job.path("final_report.docx").exists():
             return tool_error("final_report.docx does not exist yet. Fix: the Reporter must render the report first.")
         result = run_audit(rt.root, retry_count=rt.audits, max_retries=rt.settings.max_reporter_retries)
+        rt.last_audit = (file_digest(rt.job.path("final_report.docx"), beneath=rt.root), result.verdict)
         rt.audits += 1
         rt.job.update(audits=rt.audits)
         rt.note_evidence("audited")

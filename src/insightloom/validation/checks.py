@@ -90,6 +90,19 @@ def clean_check(sql: str) -> tuple[str, str]:
     return text, ""
 
 
+#: A check must read something; a wrong view name still gets DuckDB's own "does not exist" message.
+_READS_RE = re.compile(r"\b(?:FROM|JOIN)\b", re.IGNORECASE)
+
+
+def reads_no_table(names: Sequence[str]) -> str:
+    """Why a check that names none of the job's views cannot verify anything, and how to write it."""
+    shown = ", ".join(names[:8]) + (" ..." if len(names) > 8 else "")
+    return (
+        "the check reads no table, so it re-computes nothing (a constant such as SELECT 12.5 only repeats the value); "
+        f"compute the value from the data: SELECT ... FROM <view>, with a view of: {shown}"
+    )
+
+
 def _mentions(checks: Sequence[str], names: Sequence[str]) -> Counter[str]:
     """How many checks name each view (a whole-word, case-insensitive match: a cheap over-estimate is fine)."""
     patterns = {name: re.compile(rf"(?<![\w]){re.escape(name)}(?![\w])", re.IGNORECASE) for name in names}
@@ -227,8 +240,11 @@ def run_checks(
     first_of: dict[str, int] = {}  # identical checks run once; their copies share the outcome
     copies: list[tuple[int, int]] = []
     runnable: list[tuple[int, str]] = []
+    names = sorted(views)
     for index, raw in enumerate(checks):
         sql, error = clean_check(raw)
+        if not error and not _READS_RE.search(sql):
+            error = reads_no_table(names)
         if error:
             outcomes[index] = CheckOutcome(error=error)
         elif sql in first_of:

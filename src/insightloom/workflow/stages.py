@@ -26,6 +26,7 @@ from ..prompting import render_prompt
 from ..runtime import JobRuntime
 from ..timeutil import utc_now
 from ..tools import make_handoff
+from .recheck import recheck_delivery
 from .supervising import run_rounds
 
 logger = logging.getLogger(__name__)
@@ -208,27 +209,15 @@ REVIEW_NOTES = {
 }
 
 
-def _audit_verdict(rt: JobRuntime) -> str | None:
-    """The last audit's verdict, None when there was none (or its file is unreadable or was planted)."""
-    path = rt.job.path("audit_findings.json")
-    if not path.exists():
-        return None
-    try:
-        verdict = read_json(path, beneath=rt.root).get("verdict")
-    except (OSError, ValueError, InsightloomError) as exc:
-        logger.warning("cannot read %s: %s", path, exc)
-        return None
-    return verdict if isinstance(verdict, str) else None
-
-
 def _review_reasons(rt: JobRuntime) -> list[str]:
-    """Why the finished report needs a human: the audit did not pass, or a number it cites failed re-computation.
+    """Why the finished report needs a human: the final audit did not pass (or the Auditor never ran), or a number
+    the report cites failed its final re-computation (:func:`recheck_delivery`).
 
     A ``needs_review`` number the report does not cite is only logged: the reader never sees it.
     """
     from ..validation import blocking_reviews
 
-    verdict = _audit_verdict(rt)
+    verdict = recheck_delivery(rt)
     reasons = [] if verdict == "pass" else ["audit" if verdict else "unaudited"]
     try:
         blocking, uncited = blocking_reviews(rt.root)

@@ -10,6 +10,24 @@ from insightloom.jobs import JobFolder
 from insightloom.runtime import JobRuntime
 from insightloom.tools import make_update_plan
 
+#: A valid plan in the one stored format, for the plan parsing tests.
+CANONICAL_PLAN = """# Plan
+## thought
+Because.
+## title
+Sales report
+## steps
+### 1. Coder: Analysis
+- [ ] Compute totals
+- [ ] Break down `Amount` by `Category`
+### 2. Validator: Check
+- [ ] Re-run every check
+### 3. Reporter: Write
+- [ ] Write the report
+### 4. Auditor: Audit
+- [ ] Audit the DOCX
+"""
+
 
 def runtime_with_plan(tmp_path: Path, plan: str) -> JobRuntime:
     runtime = JobRuntime.create(JobFolder.create(tmp_path / "artifacts"), Settings(provider="offline"), "req", "en")

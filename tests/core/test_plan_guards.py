@@ -15,23 +15,7 @@ from insightloom.config import Settings
 from insightloom.jobs import JobFolder
 from insightloom.plan import find_items, normalise_plan, parse_plan, plan_problems
 from insightloom.runtime import JobRuntime
-
-CANONICAL = """# Plan
-## thought
-Because.
-## title
-Sales report
-## steps
-### 1. Coder: Analysis
-- [ ] Compute totals
-- [ ] Break down `Amount` by `Category`
-### 2. Validator: Check
-- [ ] Re-run every check
-### 3. Reporter: Write
-- [ ] Write the report
-### 4. Auditor: Audit
-- [ ] Audit the DOCX
-"""
+from plan_tool_kit import CANONICAL_PLAN as CANONICAL
 
 # --- 1. no crash on any text ----------------------------------------------------------------------------------------
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from insightloom.models.offline.reporter_writer import patch_report
+from insightloom.report.repair import patch_report
 
 DRAFT = """# Report
 

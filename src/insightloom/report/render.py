@@ -24,8 +24,8 @@ from docx import Document
 from docx.image.exceptions import UnrecognizedImageError
 
 from insightloom.calc_refs import CALC_REF_RE, closest_ids, find_near_misses
-from insightloom.errors import RenderRefused
-from insightloom.fileio import write_json, write_text_atomic
+from insightloom.errors import RenderRefused, UnsafePathError
+from insightloom.fileio import read_json, write_json, write_text_atomic
 from insightloom.fonts import INSTALL_HINT, find_cjk_font
 from insightloom.report import docx_build as build
 from insightloom.report.calcinfo import CalcInfo, load_calc_info
@@ -141,7 +141,7 @@ def _image_places(block: Block, section: str, job_dir: Path) -> list[_Place]:
     path = _resolve_chart(job_dir, block.path)
     if path is None:
         return places  # not embedded: nothing of it is printed
-    source, caption = _sidecar_caption(_sidecar(path), block, path)
+    source, caption = _sidecar_caption(_sidecar(path, job_dir), block, path)
     if caption:
         fix = _sidecar_caption_fix(block.path, source)
         places.append(_Place(section, f"{CAPTION_WHERE}{block.path}", caption, fix=fix))
@@ -418,13 +418,14 @@ def _resolve_chart(job_dir: Path, written: str) -> Path | None:
         return None
 
 
-def _sidecar(path: Path) -> dict[str, Any]:
+def _sidecar(path: Path, job_dir: Path) -> dict[str, Any]:
+    """The chart's caption sidecar, read without following a link a script planted (its text goes into the DOCX)."""
     sidecar = path.with_suffix(".json")
     if not sidecar.is_file():
         return {}
     try:
-        data = json.loads(sidecar.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        data = read_json(sidecar, beneath=job_dir.resolve())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, UnsafePathError) as exc:
         logger.warning("chart sidecar %s unreadable: %s", sidecar, exc)
         return {}
     return data if isinstance(data, dict) else {}
@@ -465,7 +466,7 @@ class _Builder:
         if path is None:
             self.result.warnings.append(f"chart {block.path!r} not found inside the job folder; skipped")
             return
-        meta = _sidecar(path)
+        meta = _sidecar(path, self.job_dir)
         alt = sub(block.text) or str(meta.get("alt") or meta.get("title") or path.stem)
         _, caption = _sidecar_caption(meta, block, path)
         caption = sub(caption) or alt

@@ -3,9 +3,8 @@
 It never types a digit: every number in the report comes from a verified calculation through the renderer. On an
 Auditor retry it patches only the flagged passages of its last ``report.md`` (from ``audit_findings.json``) and keeps
 every other line word for word; when the patched report cannot be rendered it writes the report afresh, leaving out
-the references, the typed numbers (say, from the request) and the charts whose captions the refusal named. It reads
-a refusal with the product's own parser of its problem lines (``report.problems.read_problems``), as a hosted model
-reads the same lines.
+the references, the typed numbers (say, from the request) and the charts whose captions the refusal named. Both
+repairs are the product's (``report.repair``), reading the same problem lines and findings a hosted model reads.
 """
 
 from __future__ import annotations
@@ -16,14 +15,11 @@ from typing import Any
 
 from ...analysis_utils.result_notes import parse_results as parse_results_text
 from ...calc_refs import CALC_REF_RE as REF_RE
-from ...calc_refs import calc_ids
-from ...report.problems import TYPED, UNCHECKED, UNKNOWN, UNVERIFIED, ProblemLine, read_problems
+from ...report.repair import patch_report, refusals, without_refused
 from .conversation import Conversation, Reply, ToolExchange
 
 MAX_RENDERS = 4
-_REFUSED_REFERENCE_KINDS = {UNKNOWN, UNVERIFIED, UNCHECKED}
 _TRUNCATED = "more characters; call again with offset="
-_SENTENCE_END_RE = re.compile(r"(?<=[.!?。])\s+")
 _WORDS: dict[str, dict[str, Any]] = {
     "en": {
         "summary": "Executive summary",
@@ -109,75 +105,6 @@ def _is_retry(conv: Conversation) -> bool:
     return "audit_findings.json" in text or "verdict: retry" in text
 
 
-def _typed(value: str | None, marker: str) -> re.Pattern[str]:
-    """A typed "<value> [N]" (or the bare marker) in Markdown, not inside another number or a calc id."""
-    head = rf"(?<![\w.,]){re.escape(value)}\s*" if value else ""
-    return re.compile(head + re.escape(marker))
-
-
-def _drop_sentences(line: str, pattern: re.Pattern[str]) -> str:
-    """Remove the sentences of a prose line that match; a table row gets "-" in place of the match instead."""
-    if line.lstrip().startswith("|"):
-        return pattern.sub("-", line)
-    lead = re.match(r"^\s*(?:[-*]\s+|\d+[.)]\s+|#+\s+)?", line).group(0)  # type: ignore[union-attr]
-    kept = [part for part in _SENTENCE_END_RE.split(line[len(lead) :]) if not pattern.search(part)]
-    return (lead + " ".join(kept)) if kept else ""
-
-
-def patch_report(markdown: str, findings_text: str) -> str:
-    """Fix only what the audit flagged, keeping every other line as it was.
-
-    - B (wrong value before a marker): the typed "value [N]" becomes the reference of the cited calculation;
-    - C (undefined marker) and A (typed number without a marker): the sentence holding it is dropped (a table cell
-      gets "-"), since no verified calculation backs it;
-    - D (never cited) is a warning and changes nothing.
-    A finding whose text is not in report.md (say, the DOCX was edited afterwards) needs no patch: rendering
-    report.md again restores the document.
-    """
-    findings = json.loads(findings_text).get("findings", [])
-    lines = markdown.splitlines()
-    for finding in findings:
-        kind, marker, value = finding.get("type"), finding.get("marker"), finding.get("body_value")
-        if kind == "B" and marker and finding.get("cited_calculation_id"):
-            pattern, replacement = _typed(value, marker), "{{calc:" + finding["cited_calculation_id"] + "}}"
-            lines = [pattern.sub(replacement, line) for line in lines]
-        elif kind == "C" and marker:
-            pattern = _typed(value, marker)
-            lines = [_drop_sentences(line, pattern) if pattern.search(line) else line for line in lines]
-        elif kind == "A" and value:
-            lines = _drop_number(lines, str(value))
-    return "\n".join(lines) + "\n"
-
-
-def _drop_number(lines: list[str], value: str) -> list[str]:
-    """Drop the sentences (or empty the table cells) where ``value`` is typed outside any reference."""
-    pattern = re.compile(rf"(?<![\w.,]){re.escape(value)}(?![\w])")
-    return [_drop_sentences(line, pattern) if pattern.search(REF_RE.sub("", line)) else line for line in lines]
-
-
-def drop_typed_numbers(markdown: str, numbers: set[str]) -> str:
-    """The report without the passages holding numbers the renderer refused as typed."""
-    lines = markdown.splitlines()
-    for number in sorted(numbers):
-        lines = _drop_number(lines, number)
-    return "\n".join(lines) + "\n"
-
-
-def drop_charts(markdown: str, charts: set[str]) -> str:
-    """The report without the image lines of ``charts`` (their sidecar captions cannot be printed)."""
-    kept = [line for line in markdown.splitlines() if not any(line.strip().endswith(f"]({c})") for c in charts)]
-    return "\n".join(kept) + "\n"
-
-
-def _refused(renders: list[ToolExchange]) -> tuple[set[str], set[str], set[str]]:
-    """From every refusal so far: the calculation ids, typed numbers and charts the next draft must leave out."""
-    problems: list[ProblemLine] = [p for e in renders for p in read_problems(e.result)]
-    banned = {cid for p in problems if p.kind in _REFUSED_REFERENCE_KINDS for cid in calc_ids(p.subject)}
-    charts = {chart for p in problems if (chart := p.chart)}
-    typed = {p.subject for p in problems if p.kind == TYPED and not p.chart}
-    return banned, typed, charts
-
-
 def _patched(conv: Conversation, reads: dict[str, ToolExchange]) -> Reply | None:
     """The retry path: read report.md and audit_findings.json, then render the patched report (None: write afresh)."""
     for path in ("report.md", "audit_findings.json"):
@@ -221,7 +148,7 @@ def reporter(conv: Conversation) -> Reply:
     for path in ("all_results.txt", "citations.json"):
         if path not in reads:
             return Reply.call("file_read", path=path)
-    banned, typed, charts = _refused(renders)
+    banned, typed, charts = refusals(e.result for e in renders)
     markdown = compose(
         reads["all_results.txt"].result,
         reads["citations.json"].result,
@@ -230,4 +157,4 @@ def reporter(conv: Conversation) -> Reply:
         language=_language(conv),
         banned=banned,
     )
-    return Reply.call("render_report", markdown=drop_charts(drop_typed_numbers(markdown, typed), charts))
+    return Reply.call("render_report", markdown=without_refused(markdown, typed, charts))

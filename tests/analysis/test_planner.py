@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from insightloom.analysis.ids import slug, slug_map
 from insightloom.models.offline.analyst import (
     AnalysisSpec,
     parse_item,
@@ -14,7 +15,6 @@ from insightloom.models.offline.analyst import (
     revise_plan,
     script_for,
 )
-from insightloom.models.offline.analyst.calc_ids import slug, slug_map
 from insightloom.plan import parse_plan, plan_problems
 
 

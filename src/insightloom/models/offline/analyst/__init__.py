@@ -7,16 +7,16 @@ number carries a DuckDB check (:func:`script_for`).
 
 from __future__ import annotations
 
-from insightloom.models.offline.analyst.plan_writer import (
+from insightloom.analysis.catalog import AnalysisSpec, parse_item, parse_item_text
+from insightloom.analysis.planning import (
     SECTION_ITEMS,
     SECTION_SUBTITLES,
     default_title,
     plan_analyses,
     plan_markdown,
 )
-from insightloom.models.offline.analyst.revise import revise_plan
+from insightloom.analysis.revision import revise_plan
 from insightloom.models.offline.analyst.scripts import script_for, script_name
-from insightloom.models.offline.analyst.spec import AnalysisSpec, parse_item, parse_item_text
 
 __all__ = [
     "SECTION_ITEMS",

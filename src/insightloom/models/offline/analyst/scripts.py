@@ -11,11 +11,12 @@ import logging
 import pprint
 from typing import Any
 
+from insightloom.analysis import choices as selection
+from insightloom.analysis.catalog import AnalysisSpec
+from insightloom.analysis.ids import slug, slug_map
+from insightloom.analysis.wording import PERIOD_WORDS, texts
 from insightloom.errors import BadInputError
-from insightloom.models.offline.analyst import bodies, bodies_groups, selection
-from insightloom.models.offline.analyst.calc_ids import slug, slug_map
-from insightloom.models.offline.analyst.spec import AnalysisSpec
-from insightloom.models.offline.analyst.texts import PERIOD_WORDS, texts
+from insightloom.models.offline.analyst import bodies, bodies_groups
 
 logger = logging.getLogger(__name__)
 

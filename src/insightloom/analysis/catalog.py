@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from insightloom.models.offline.analyst import selection
+from insightloom.analysis import choices as selection
 
 logger = logging.getLogger(__name__)
 

@@ -12,7 +12,7 @@ import logging
 import re
 from dataclasses import dataclass, replace
 
-from insightloom.models.offline.analyst.spec import AnalysisSpec, item_language, parse_item_text
+from insightloom.analysis.catalog import AnalysisSpec, item_language, parse_item_text
 
 logger = logging.getLogger(__name__)
 

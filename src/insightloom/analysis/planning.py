@@ -10,8 +10,8 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from insightloom.models.offline.analyst import selection
-from insightloom.models.offline.analyst.spec import AnalysisSpec
+from insightloom.analysis import choices as selection
+from insightloom.analysis.catalog import AnalysisSpec
 
 logger = logging.getLogger(__name__)
 

@@ -20,7 +20,7 @@ from insightloom.analysis_utils import calc_refs, read_results, write_utils_modu
 from insightloom.demo_data import generate_demo_csv, write_column_definitions
 from insightloom.intake import ingest
 from insightloom.models.offline.analyst import AnalysisSpec, parse_item, plan_analyses, script_for
-from insightloom.models.offline.roles.validator import expression
+from insightloom.validation.recipes import expression
 from repo_paths import DATA, REPO
 
 # Every test here reads the module fixture that plans and runs every analysis script of five datasets.

@@ -17,8 +17,8 @@ import pandas as pd
 import pytest
 
 from insightloom.analysis_utils import write_utils_module
-from insightloom.models.offline.roles.validator import expression, selected_tasks, verification_script
 from insightloom.validation import record_llm_verification, select_for_llm, validate_job
+from insightloom.validation.recipes import expression, selected_tasks, verification_script
 from repo_paths import REPO
 
 _PATTERN = ("high", "medium", "medium", "low", "medium", "low", "low")

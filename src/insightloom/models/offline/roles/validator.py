@@ -10,94 +10,17 @@ would leave a number it cannot re-derive.
 
 from __future__ import annotations
 
-import json
 import logging
 import re
-from collections.abc import Callable
-from typing import Any
+
+from insightloom.validation.recipes import SCRIPT_NAME, expression, selected_tasks, verification_script
 
 from ..conversation import Conversation, Reply, ToolExchange
 from .role_helpers import plan_items, standard_response
 
 logger = logging.getLogger(__name__)
 
-SCRIPT_NAME = "verify_unchecked.py"
-_TASK_RE = re.compile(r"^- (?P<id>[A-Za-z0-9_.\-]+) \[(?P<importance>\w+|\?)\] table=(?P<table>\S+) .*$", re.M)
-_RECIPE_RE = re.compile(r"; recipe=(\{.*\})\s*$")
 _COUNTS_RE = re.compile(r"(\d+) calculations: (\d+) verified, (\d+) needs_review, (\d+) unverified")
-
-_PRELUDE = '''\
-# Validator: re-compute the unchecked calculations the tiers selected, independently of the Coder's scripts.
-import numpy as np
-import pandas as pd
-
-from coder_analysis_utils import load_df, record_verification
-
-_tables = {}
-
-
-def table(view):
-    """Each table is loaded once per script."""
-    if view not in _tables:
-        _tables[view] = load_df(view)
-    return _tables[view]
-
-
-results = {}
-'''
-
-
-def _column_count(recipe: dict[str, Any]) -> str:
-    return f"len(list(table({recipe['view']!r})))"
-
-
-def _count_groups(recipe: dict[str, Any]) -> str:
-    keep = [recipe["by"], *recipe.get("nonnull", [])]
-    return f"int(table({recipe['view']!r}).dropna(subset={keep!r})[{recipe['by']!r}].drop_duplicates().shape[0])"
-
-
-def _std(recipe: dict[str, Any]) -> str:
-    values = f"pd.to_numeric(table({recipe['view']!r})[{recipe['column']!r}], errors='coerce').dropna()"
-    return f"float(np.std({values}.to_numpy(dtype=float), ddof=1))"
-
-
-# op -> (required keys, Python expression re-computing the value)
-RECIPES: dict[str, tuple[tuple[str, ...], Callable[[dict[str, Any]], str]]] = {
-    "column_count": (("view",), _column_count),
-    "count_groups": (("view", "by"), _count_groups),
-    "std": (("view", "column"), _std),
-}
-
-
-def selected_tasks(result: str) -> list[tuple[str, dict[str, Any] | None]]:
-    """The (id, recipe) pairs the validation result asks the Validator to verify by script."""
-    tasks: list[tuple[str, dict[str, Any] | None]] = []
-    for match in _TASK_RE.finditer(result):
-        recipe: dict[str, Any] | None = None
-        found = _RECIPE_RE.search(match.group(0))
-        if found:
-            try:
-                recipe = json.loads(found.group(1))
-            except ValueError:
-                recipe = None
-        tasks.append((match.group("id"), recipe if isinstance(recipe, dict) else None))
-    return tasks
-
-
-def expression(recipe: dict[str, Any] | None) -> str | None:
-    """The pandas expression re-computing a recipe's value, or None when the recipe is unknown or incomplete."""
-    if not recipe or recipe.get("op") not in RECIPES:
-        return None
-    required, build = RECIPES[recipe["op"]]
-    if any(not recipe.get(key) for key in required):
-        return None
-    return build(recipe)
-
-
-def verification_script(tasks: list[tuple[str, str]]) -> str:
-    """One self-contained script re-computing every (id, expression) and recording the results."""
-    lines = [f"results[{calc_id!r}] = {expr}" for calc_id, expr in tasks]
-    return _PRELUDE + "\n".join(lines) + "\nprint(record_verification(results))\n"
 
 
 def _final(conv: Conversation, validation: ToolExchange, script: ToolExchange | None, skipped: list[str]) -> Reply:

@@ -57,7 +57,9 @@ from insightloom.workflow import AutoApprove, JobOptions, create_job, drive, sta
 logger = logging.getLogger(__name__)
 REQUEST = "Analyze this sales data and write a DOCX report"
 TARGETS = {
-    "input_ratio": 3.0,
+    # 3.0 until issue 12: the Coder's scripts became one run_standard(...) call, so the naive side stopped
+    # carrying a few kB of script per item; both sides sent less (naive 37% less, engineered 4% less).
+    "input_ratio": 2.0,
     "peak_tokens": 20_000,
     "supervisor_growth": 1.5,
     "cache_read_share": 0.60,

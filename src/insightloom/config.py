@@ -114,6 +114,8 @@ class Settings:
         prompts_dir: Folder whose ``<role>.md`` files override the built-in prompts.
         skills_dirs: Extra skill folders, scanned after the built-in ones and ``./skills``.
         max_reporter_retries: Reporter reruns after an Auditor ``retry``.
+        min_verified_numbers: Fewest verified numbers the report must print for the job to end ``completed``;
+            a report with fewer ends ``needs_review`` (0 turns the rule off).
         max_supervisor_rounds: Times the Supervisor is called in all while plan items stay open and each round made
             progress (a tick, a new calculation or a render).
         max_tool_calls_per_turn: Tool calls one agent may make in one turn before the turn is stopped.
@@ -142,6 +144,7 @@ class Settings:
     prompts_dir: Path | None = None
     skills_dirs: list[Path] = field(default_factory=list)
     max_reporter_retries: int = 2
+    min_verified_numbers: int = 3
     max_supervisor_rounds: int = 4
     max_tool_calls_per_turn: int = 100
     model_timeout_s: float = 300.0
@@ -260,6 +263,12 @@ def _check_limits(raw: dict[str, Any], source: str) -> None:
     margin = raw.get("token_margin")
     if margin is not None and (isinstance(margin, bool) or not isinstance(margin, int | float) or not 0 <= margin < 1):
         raise ConfigError(f"token_margin in {source} must be a fraction from 0 to 1.", "e.g. token_margin: 0.2")
+    minimum = raw.get("min_verified_numbers")
+    if minimum is not None and (isinstance(minimum, bool) or not isinstance(minimum, int) or minimum < 0):
+        raise ConfigError(
+            f"min_verified_numbers in {source} must be a whole number of 0 or more, not {minimum!r}.",
+            "e.g. min_verified_numbers: 3",
+        )
     flag = raw.get("exact_token_count")
     if flag is not None and not isinstance(flag, bool):
         raise ConfigError(f"exact_token_count in {source} must be true or false.", "e.g. exact_token_count: true")

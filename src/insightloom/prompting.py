@@ -9,15 +9,23 @@ prompts are full of braces: JSON, ``{{calc:<id>}}`` references and SQL. Every te
 ``<!-- dynamic -->``: everything above it is identical for every call of that agent (the cacheable prefix), everything
 below holds the per-call values. :func:`split_static` cuts there so the agent factory can put a cache point between the
 two parts.
+
+Two placeholders are derived by the product when the caller does not pass them: ``${suggested_analyses}`` (the
+analyses the product's own planner chooses from the ``${data_profile}`` the prompt carries) and
+``${revision_requests}`` (the reviewer's ``${feedback}`` read into requests, each applicable or refused with its
+reason). A hosted Planner thus starts from the same choices and rules as the offline one.
 """
 
 from __future__ import annotations
 
 import importlib.resources
+import json
 import logging
 import re
 import string
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from insightloom.config import ROLES
 from insightloom.errors import ConfigError
@@ -36,6 +44,9 @@ PER_CONFIG_PLACEHOLDERS: frozenset[str] = frozenset({"max_tokens", "language"})
 _NAME_RE = re.compile(r"^[a-z0-9_]{1,64}$")
 _MARKER_RE = re.compile(r"^[ \t]*<!-- dynamic -->[ \t]*$", re.MULTILINE)
 _PROMPTS_FIX = "Use one of the shipped prompt names, or add '<name>.md' to your prompts folder."
+#: Placeholders the product fills from the other values when the caller does not (see :func:`derived_values`).
+DERIVED_PLACEHOLDERS: frozenset[str] = frozenset({"suggested_analyses", "revision_requests"})
+_PROFILE_RE = re.compile(r"<data_profile>\s*(\{.*\})\s*</data_profile>", re.S)
 
 
 def _file_name(name: str) -> str:
@@ -113,6 +124,41 @@ def placeholders(text: str) -> set[str]:
     return found
 
 
+def profile_from_prompt(text: str) -> dict[str, Any] | None:
+    """The profile dict inside a ``<data_profile>`` block (``DataProfile.to_prompt()``); None when there is none."""
+    found = _PROFILE_RE.search(text or "")
+    if not found:
+        return None
+    try:
+        profile = json.loads(found.group(1))
+    except ValueError:
+        return None
+    return profile if isinstance(profile, dict) and profile.get("tables") else None
+
+
+def derived_values(values: Mapping[str, object]) -> dict[str, str]:
+    """``suggested_analyses`` and ``revision_requests`` from ``data_profile``, ``request``, ``language``,
+    ``previous_plan`` and ``feedback``, by the product's planning and revision rules.
+
+    They are computed from the profile text the Planner itself reads, so they are exactly what the offline Planner
+    chooses from the same prompt.
+    """
+    from insightloom.analysis.planning import suggested_items
+    from insightloom.analysis.revision import plan_requests, requests_markdown
+
+    profile = profile_from_prompt(str(values.get("data_profile", "")))
+    language = str(values.get("language", "en"))
+    out = {
+        "suggested_analyses": suggested_items(profile, str(values.get("request", "")), language)
+        if profile
+        else "(no data profile)"
+    }
+    feedback = str(values.get("feedback", ""))
+    requests = plan_requests(feedback, profile, str(values.get("previous_plan", ""))) if feedback.strip() else []
+    out["revision_requests"] = requests_markdown(requests, language)
+    return out
+
+
 def render_prompt(name: str, prompts_dir: Path | None = None, **values: object) -> str:
     """Load a prompt and substitute its placeholders.
 
@@ -122,7 +168,8 @@ def render_prompt(name: str, prompts_dir: Path | None = None, **values: object) 
     Args:
         name: Prompt name such as ``"planner"``.
         prompts_dir: Optional user folder with override files.
-        **values: Placeholder values; each is converted with ``str()``.
+        **values: Placeholder values; each is converted with ``str()``. The derived ones
+            (:data:`DERIVED_PLACEHOLDERS`) are computed by :func:`derived_values` unless given.
 
     Returns:
         The rendered prompt text (still containing the ``<!-- dynamic -->`` line).
@@ -130,7 +177,10 @@ def render_prompt(name: str, prompts_dir: Path | None = None, **values: object) 
     Raises:
         ConfigError: The prompt is missing, a placeholder has no value, or the template has a stray ``$``.
     """
-    template = string.Template(load_prompt(name, prompts_dir))
+    text = load_prompt(name, prompts_dir)
+    template = string.Template(text)
+    if (placeholders(text) & DERIVED_PLACEHOLDERS) - values.keys():
+        values = {**derived_values(values), **values}
     try:
         return template.substitute(values)
     except KeyError as exc:

@@ -10,7 +10,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pytest
 
-from insightloom.analysis_utils.charts import compact_number, save_chart
+from insightloom.analysis_utils.charts import save_chart
+from insightloom.analysis_utils.numbers_text import compact_number
 from insightloom.fonts import find_cjk_font
 
 
@@ -30,6 +31,6 @@ def test_korean_tick_labels_use_the_cjk_font(tmp_path: Path, monkeypatch: pytest
     plt.close(fig)
 
 
-@pytest.mark.parametrize("value, text", [(3.4e9, "3.4B"), (2e6, "2M"), (12500, "12,500"), (0.25, "0.25"), (7, "7")])
+@pytest.mark.parametrize("value, text", [(3.4e9, "3.4B"), (2e6, "2M"), (12500, "12.5K"), (0.25, "0.25"), (7, "7")])
 def test_compact_axis_numbers(value: float, text: str) -> None:
     assert compact_number(value) == text

@@ -144,6 +144,50 @@ EXAMPLES: dict[str, list[Any]] = {
             ],
         },
     ],
+    "profile": [
+        {"tables": [], "aliases": {}, "language": "en"},  # an older profile: no semantics keys at all
+        {
+            "tables": [
+                {
+                    "view": "sales",
+                    "file": "sales.csv",
+                    "sheet": None,
+                    "parquet": "cache/sales.parquet",
+                    "rows": 3,
+                    "title_rows_skipped": 1,
+                    "text_numeric_columns": [],
+                    "rate_pairs": [
+                        {
+                            "key": "ctr",
+                            "label": "CTR",
+                            "numerator": "clicks",
+                            "denominator": "impressions",
+                            "scale": 100,
+                        }
+                    ],
+                    "headline_measures": [{"column": "Revenue", "reason": "currency (USD)"}],
+                    "time_axis": {"kind": "wide_years", "column": None, "columns": ["2001", "2002"], "period": "year"},
+                    "columns": [
+                        {
+                            "name": "Revenue",
+                            "dtype": "float64",
+                            "role": "measure",
+                            "missing": 0,
+                            "distinct": 3,
+                            "samples": [1.5],
+                            "unit": "USD",
+                            "unit_scale": 1000,
+                            "aggregation": "sum",
+                            "semantic": "currency",
+                            "calc_id_stem": "revenue",
+                        },
+                    ],
+                }
+            ],
+            "aliases": {"data": "sales"},
+            "language": "en",
+        },
+    ],
     "usage": [
         {"agents": {role: dict(USAGE_ROW) for role in ROLES}, "total": dict(USAGE_ROW, calls=16)},
     ],

@@ -47,6 +47,10 @@ def test_schemas_reject_what_the_contract_forbids() -> None:
     bad_state = dict(EXAMPLES["shared_state"][0], extra="no fifth key")
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(bad_state, load_schema("shared_state"))
+    summed_year = copy.deepcopy(EXAMPLES["profile"][1])
+    summed_year["tables"][0]["columns"][0]["aggregation"] = "total"
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(summed_year, load_schema("profile"))
     failed_without_error = dict(EXAMPLES["job"][0], status="failed")
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(failed_without_error, load_schema("job"))
@@ -138,6 +142,8 @@ def test_every_reference_contract_has_a_package_schema(shared_dir: Path) -> None
 
 @pytest.mark.parametrize("name", SCHEMA_NAMES)
 def test_package_schema_accepts_what_the_reference_accepts(shared_dir: Path, name: str) -> None:
+    if not (shared_dir / "contracts" / f"{name}.schema.json").is_file():
+        pytest.skip(f"the design has no reference contract for {name} (the package's own, e.g. profile.json)")
     reference = jsonschema.Draft202012Validator(_reference(shared_dir, name))
     package = jsonschema.Draft202012Validator(load_schema(name))
     checked: list[int] = []

@@ -16,8 +16,16 @@ TOOL_AGENT_BASE = {"plan_section", "other_sections", "clues", "max_tokens"}
 # The exact placeholders of every shipped prompt (the agent factory and the offline model rely on these names).
 EXPECTED_PLACEHOLDERS: dict[str, set[str]] = {
     "coordinator": {"request", "data_summary", "max_tokens"},
-    "planner": {"request", "data_profile", "language", "max_tokens"},
-    "planner_revise": {"request", "data_profile", "previous_plan", "feedback", "revision", "max_tokens"},
+    "planner": {"request", "data_profile", "language", "max_tokens", "suggested_analyses"},
+    "planner_revise": {
+        "request",
+        "data_profile",
+        "previous_plan",
+        "feedback",
+        "revision",
+        "max_tokens",
+        "revision_requests",
+    },
     "supervisor": {"full_plan", "max_reporter_retries", "max_tokens"},
     "coder": TOOL_AGENT_BASE | {"data_profile", "skills_catalog", "language"},
     "validator": TOOL_AGENT_BASE,
@@ -36,6 +44,8 @@ TAGGED = {
     "previous_plan": ("<previous_plan>", "</previous_plan>"),
     "feedback": ("<feedback>", "</feedback>"),
     "skills_catalog": ("<skills>", "</skills>"),
+    "suggested_analyses": ("<suggested_analyses>", "</suggested_analyses>"),
+    "revision_requests": ("<revision_requests>", "</revision_requests>"),
 }
 
 STANDARD_FORMAT = [

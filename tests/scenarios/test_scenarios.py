@@ -81,10 +81,12 @@ def test_1_reporter_types_a_number_once_is_refused_then_cites(scenario) -> None:
     assert_outcome(run, "completed")
 
 
-def test_1_reporter_that_always_types_numbers_never_completes(scenario) -> None:
+def test_1_reporter_that_always_types_numbers_is_refused_and_the_patch_tool_leaves_the_number_out(scenario) -> None:
     run = scenario({"reporter": swap_in_render("{{calc:revenue_total}}", "12,345", times=1000)}, max_model_calls=120)
-    assert run.outcome.status != "completed"
-    assert_outcome(run, "failed", reason="Reporter")
+    assert_refused(run, "reporter", "render_report", "12,345")
+    assert run.results("reporter", "patch_report"), "the Reporter never repaired its draft with patch_report"
+    assert_outcome(run, "completed")  # every printed number verified and cited: the typed one is gone
+    assert "12,345" not in body_text(run.job_dir / "final_report.docx")[0]
 
 
 # --- 2. near-miss references ----------------------------------------------------------------------------------------
@@ -428,12 +430,12 @@ def test_1_a_chart_caption_with_a_typed_number_fails_the_script(scenario) -> Non
     assert_outcome(run, "completed")
 
 
-def test_a_reporter_that_keeps_typing_a_citation_marker_ends_needs_review(scenario) -> None:
+def test_a_reporter_that_keeps_typing_a_citation_marker_is_repaired_by_the_patch_tool(scenario) -> None:
     def stray_marker(tool_input: dict) -> dict | None:
         markdown = tool_input.get("markdown") or ""
         return {**tool_input, "markdown": FIRST_REF.sub(lambda m: m.group(0) + " [999]", markdown, count=1)}
 
     run = scenario({"reporter": on_tool_calls("render_report", stray_marker, times=1000)})
-    assert_outcome(run, "needs_review", reason="audit")
-    audit = json.loads((run.job_dir / "audit_findings.json").read_text(encoding="utf-8"))
-    assert audit["verdict"] == "needs_review" and audit["stats"]["type_c"] >= 1
+    assert run.results("reporter", "patch_report"), "the audit's finding was never repaired with patch_report"
+    assert_outcome(run, "completed")  # patch_report dropped the stray marker the audit found
+    assert "[999]" not in body_text(run.job_dir / "final_report.docx")[0]

@@ -11,7 +11,7 @@ import pytest
 from insightloom.errors import UnknownSkillError
 from insightloom.skills import SkillCatalog, builtin_skills_dir, discover_skills, skill_folders
 
-BUILTIN = {"duckdb-checks", "chart-legibility", "data-quality", "korean-business-data"}
+BUILTIN = {"duckdb-checks", "chart-legibility", "data-quality", "korean-business-data", "analysis-helpers"}
 
 
 def write_skill(

@@ -23,7 +23,16 @@ from ..prompting import render_prompt
 from ..runtime import JobRuntime
 from ..state import RESPONSE_FORMAT
 from ..tools import make_bash_tool, make_file_read, make_update_plan
-from ..tools.report_tools import make_audit_report, make_render_report, make_render_section, make_validate_calculations
+from ..tools.report_tools import (
+    ReportMemory,
+    make_audit_report,
+    make_draft_conclusions,
+    make_patch_report,
+    make_render_report,
+    make_render_section,
+    make_summary_table,
+    make_validate_calculations,
+)
 from ..tools.tool_results import tool_error
 from ..tools.write_and_execute import make_write_and_execute
 from .factory import build_agent
@@ -52,7 +61,9 @@ def tools_for(role: str, rt: JobRuntime) -> tuple[list[Any], list[Any]]:
     if role == "validator":
         return [make_validate_calculations(rt), make_write_and_execute(rt), make_file_read(rt)], []
     if role == "reporter":
-        return [make_file_read(rt), make_render_section(rt), make_render_report(rt)], []
+        memory = ReportMemory()  # patch_report() repairs what this call's last render refusal named
+        render = [make_render_section(rt, memory), make_render_report(rt, memory), make_patch_report(rt, memory)]
+        return [make_file_read(rt), *render, make_summary_table(rt), make_draft_conclusions(rt)], []
     if role == "tracker":
         return [make_update_plan(rt)], []
     return [make_audit_report(rt)], []

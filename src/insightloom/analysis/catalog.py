@@ -60,6 +60,17 @@ TEMPLATES: dict[tuple[str, str], dict[str, str]] = {
         "en": "Trend of row count per {period} over {date}: rows per period, first vs last period change, line chart",
         "ko": "{date} 기준 {period} 건수 추이: 기간별 건수, 첫 기간 대비 마지막 기간 변화율, 선 차트",
     },
+    # A wide table keeps one column per year: the trend reads across those columns, starting at {date}.
+    ("trend", "wide_sum"): {
+        "en": "Trend per year across the year columns from {date}: totals per year, first vs last year change, "
+        "line chart",
+        "ko": "{date}부터 연도 열 전체의 연도별 추이: 연도별 합계, 첫 연도 대비 마지막 연도 변화율, 선 차트",
+    },
+    ("trend", "wide_mean"): {
+        "en": "Trend per year across the year columns from {date}: averages per year, first vs last year change, "
+        "line chart",
+        "ko": "{date}부터 연도 열 전체의 연도별 평균 추이: 연도별 평균, 첫 연도 대비 마지막 연도 변화율, 선 차트",
+    },
     ("correlation", ""): {
         "en": "Correlate {x} with {y}: Pearson r and scatter chart",
         "ko": "{x} 및 {y} 상관관계: 피어슨 상관계수와 산점도",
@@ -101,6 +112,8 @@ class AnalysisSpec:
     def _variant(self) -> str:
         if self.kind == "kpi":
             return "rates" if self.rates else ""
+        if self.kind == "trend" and self.measure is not None and self.measure == self.by:
+            return "wide_" + self.agg  # a wide table's trend names its first year column as both
         return self.agg if self.kind in ("breakdown", "trend") else ""
 
     def columns(self) -> list[str]:
@@ -174,6 +187,8 @@ def _build(kind: str, variant: str, lang: str, match: re.Match[str]) -> Analysis
         rates = tuple(k for k in keys if k)
     measures = tuple(_names(found.get("ms"))) if kind == "kpi" else tuple(c for c in (one["x"], one["y"]) if c)
     agg = variant if kind in ("breakdown", "trend") else ""
+    if agg.startswith("wide_"):
+        agg, one["m"], period = agg.removeprefix("wide_"), one["by"], "year"
     return AnalysisSpec(kind, one["view"], one["m"], one["by"], measures, agg, period, rates)
 
 

@@ -1,7 +1,9 @@
-"""Choose what to analyse from a data profile: main measures, main categories, the date column, rates from parts.
+"""Choose what to analyse from a data profile: main measures, main categories, the time axis, rates from parts.
 
-Deterministic heuristics stand in for an analyst's judgement: revenue-like and currency columns first, ids and
-personal data never, a handful of measures on wide tables, and rates (CTR, ROAS, ...) recomputed from their parts.
+The column meaning is decided once, at intake (:mod:`insightloom.intake.semantics`): the profile's
+``headline_measures``, ``aggregation``, ``rate_pairs`` and ``time_axis``. These functions read those keys, so a
+hosted model reading the profile and the offline model choose alike; a profile written before the keys existed gets
+them computed from its own entries (:func:`annotated`).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-import pandas as pd
+from insightloom.intake import semantics
 
 logger = logging.getLogger(__name__)
 
@@ -22,29 +24,16 @@ MAX_BREAKDOWNS = 3
 MAX_REQUESTED_BREAKDOWNS = 40
 MAX_GROUPS = 50
 
-_ID_LIKE = re.compile(
-    r"(^|[^a-z])(id|ids|no|code|zip|postal|phone|rank|year|index)([^a-z]|$)|순위|번호|코드|우편", re.I
-)
-_RATE_LIKE = re.compile(r"rate|ratio|ctr|roas|cvr|percent|pct|%|율|률|비율", re.I)
-_NON_ADDITIVE = re.compile(
-    r"score|grade|rating|avg|average|mean|percent|pct|age|price|temperature|점수|평균|나이|가격|단가|평점", re.I
-)
 _COUNT_LIKE = re.compile(
     r"qty|quantity|count|units|clicks?|impressions?|conversions?|orders|수량|건수|노출|클릭|전환수", re.I
 )
-_MEASURE_HINTS: tuple[tuple[str, int], ...] = (
-    (r"revenue|sales|amount|매출|금액|판매액", 40),
-    (r"cost|spend|비용|광고비", 30),
-    (r"total|합계|총", 25),
-    (r"score|점수", 15),
-    (r"qty|quantity|units|수량|clicks?|클릭|conversions?|전환", 10),
-)
-_SUMMARY = re.compile(r"total|overall|avg|average|mean|summary|합계|총|평균|종합", re.I)
 _CATEGORY_HINT = re.compile(
     r"category|region|channel|segment|type|department|dept|division|team|store|product|group|status|grade|gender|"
     r"role|매체|카테고리|지역|채널|부서|유형|분류|성별|연령|상품|직무|등급",
     re.I,
 )
+#: Semantics that are never a breakdown: positions, row numbers, running totals and the time axis itself.
+_NOT_BREAKDOWN = ("rank", "index", "cumulative", "year", "period")
 
 
 @dataclass(frozen=True)
@@ -58,20 +47,7 @@ class RateDef:
     unit: str | None
 
 
-# key -> (label en, label ko, numerator part, denominator part, scale, unit kind)
-RATE_KINDS: dict[str, tuple[str, str, str, str, float, str]] = {
-    "ctr": ("CTR", "클릭률(CTR)", "clicks", "impressions", 100.0, "%"),
-    "conversion_rate": ("conversion rate", "전환율", "conversions", "clicks", 100.0, "%"),
-    "roas": ("ROAS", "ROAS", "revenue", "cost", 1.0, "ratio"),
-    "cpc": ("CPC", "클릭당 비용(CPC)", "cost", "clicks", 1.0, "cost"),
-}
-_PART_PATTERNS: dict[str, re.Pattern[str]] = {
-    "impressions": re.compile(r"impression|^impr|노출", re.I),
-    "clicks": re.compile(r"click|클릭", re.I),
-    "conversions": re.compile(r"conversion|^conv|전환", re.I),
-    "revenue": re.compile(r"revenue|sales|매출", re.I),
-    "cost": re.compile(r"ad.?cost|ad.?spend|spend|cost|광고비|비용", re.I),
-}
+RATE_KINDS = semantics.RATE_KINDS
 
 
 def usable(col: dict[str, Any]) -> bool:
@@ -104,20 +80,24 @@ def column(table: dict[str, Any], name: str | None) -> dict[str, Any] | None:
     return next((c for c in table.get("columns", []) if c.get("name") == name), None)
 
 
+def annotated(table: dict[str, Any]) -> dict[str, Any]:
+    """The table with its semantics keys (computed from the entry itself for an older profile)."""
+    return semantics.with_semantics(table)
+
+
+def _column_entry(col: dict[str, Any]) -> dict[str, Any]:
+    if "aggregation" in col:
+        return col
+    return annotated({"rows": 0, "columns": [col], "headline_measures": []})["columns"][0]
+
+
 def _mentioned(name: str, request: str) -> bool:
     return len(name) >= 2 and name.lower() in (request or "").lower()
 
 
-def _number(value: Any) -> float | None:
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return None
-
-
 def is_additive(col: dict[str, Any]) -> bool:
-    """Whether sums of the column mean something (amounts, counts) rather than only averages (scores, prices)."""
-    return not _NON_ADDITIVE.search(str(col.get("name", "")))
+    """Whether sums of the column mean something (amounts, counts): the profile's ``aggregation`` is ``sum``."""
+    return _column_entry(col).get("aggregation") == "sum"
 
 
 def is_count_like(col: dict[str, Any]) -> bool:
@@ -132,40 +112,15 @@ def measure_unit(col: dict[str, Any]) -> str | None:
     return "count" if is_count_like(col) and "int" in str(col.get("dtype", "")) else None
 
 
-def _measure_score(col: dict[str, Any], rows: int, request: str) -> float:
-    name = str(col.get("name", ""))
-    score = 100.0 if _mentioned(name, request) else 0.0
-    score += 50.0 if col.get("unit") else 0.0
-    field = name.rsplit(" / ", 1)[-1]  # flattened XLSX headers: the meaning sits in the last part
-    score += 10.0 if _SUMMARY.search(name) else 0.0
-    for pattern, bonus in _MEASURE_HINTS:
-        if re.search(pattern, field, re.I):
-            score += bonus
-            break
-    present = 1.0 - (col.get("missing") or 0) / rows if rows else 0.0
-    score += 10.0 * present
-    low, high, mean = _number(col.get("min")), _number(col.get("max")), _number(col.get("mean"))
-    if low is not None and high is not None:
-        score += min(5.0, (high - low) / (abs(mean or 0.0) + 1.0))
-    if (col.get("distinct") or 0) <= 2:
-        score -= 50.0
-    return score
+def headline(table: dict[str, Any]) -> list[dict[str, str]]:
+    """The profile's ranked headline measures (``column`` and ``reason``), best first."""
+    return list(annotated(table).get("headline_measures") or [])
 
 
 def measures(table: dict[str, Any], request: str = "") -> list[str]:
-    """Measure columns worth analysing, best first (ids, ranks, rates and personal data left out)."""
-    rows = int(table.get("rows") or 0)
-    cands = [
-        c
-        for c in table.get("columns", [])
-        if c.get("role") == "measure"
-        and not _ID_LIKE.search(str(c.get("name", "")))
-        and not _RATE_LIKE.search(str(c.get("name", "")))
-        and (c.get("distinct") or 0) > 1
-        and (c.get("missing") or 0) < rows
-    ]
-    ranked = sorted(enumerate(cands), key=lambda p: (-_measure_score(p[1], rows, request), p[0]))
-    return [c["name"] for _, c in ranked]
+    """Measure columns worth analysing, best first: the headline ranking, columns the request names moved first."""
+    ranked = [h["column"] for h in headline(table)]
+    return sorted(ranked, key=lambda name: not _mentioned(name, request))
 
 
 def _category_score(col: dict[str, Any], rows: int, request: str) -> float:
@@ -181,13 +136,15 @@ def _category_score(col: dict[str, Any], rows: int, request: str) -> float:
 
 def categories(table: dict[str, Any], request: str = "") -> list[str]:
     """Category columns worth breaking down by, best first (2..50 groups, never ids or personal data)."""
+    table = annotated(table)
     rows = int(table.get("rows") or 0)
     cands = [
         c
         for c in table.get("columns", [])
         if c.get("role") == "category"
         and 2 <= int(c.get("distinct") or 0) <= min(MAX_GROUPS, max(2, rows - 1))
-        and not _ID_LIKE.search(str(c.get("name", "")))
+        and c.get("semantic") not in _NOT_BREAKDOWN
+        and not (c.get("semantic") == "code" and c.get("dtype") == "string")
     ]
     ranked = sorted(enumerate(cands), key=lambda p: (-_category_score(p[1], rows, request), p[0]))
     return [c["name"] for _, c in ranked]
@@ -207,50 +164,32 @@ def breakdown_columns(table: dict[str, Any], request: str = "", *, full: bool = 
     return usable_names[: MAX_BREAKDOWNS if full else 1]
 
 
+def time_axis(table: dict[str, Any]) -> dict[str, Any] | None:
+    """The profile's ``time_axis``: ``{"kind": "date"|"year"|"wide_years", "column", "period", ["columns"]}``."""
+    axis = annotated(table).get("time_axis")
+    return dict(axis) if axis else None
+
+
 def date_column(table: dict[str, Any]) -> str | None:
-    """The first date column with at least two distinct values."""
-    for col in table.get("columns", []):
-        if col.get("role") == "date" and (col.get("distinct") or 2) >= 2:
-            return col["name"]
-    return None
+    """The time axis's column when it is a date column (never a cohort date such as a hire date)."""
+    axis = time_axis(table)
+    return str(axis["column"]) if axis and axis.get("kind") == "date" else None
 
 
 def period_for(col: dict[str, Any] | None) -> str:
     """Trend bucket from the date span: days up to ~6 weeks, weeks up to ~6 months, months up to 3 years, then years."""
-    try:
-        span = (pd.Timestamp(col["max"]) - pd.Timestamp(col["min"])).days if col else None
-    except (KeyError, TypeError, ValueError):
-        span = None
-    if span is None:
-        return "month"
-    return "day" if span <= 45 else "week" if span <= 183 else "month" if span <= 1096 else "year"
-
-
-def _part(cols: list[dict[str, Any]], part: str, taken: set[str]) -> str | None:
-    pattern = _PART_PATTERNS[part]
-    for col in cols:
-        name = str(col.get("name", ""))
-        if name not in taken and pattern.search(name) and not _RATE_LIKE.search(name):
-            return name
-    return None
+    return semantics.period_for_span(col.get("min"), col.get("max")) if col else "month"
 
 
 def rate_defs(table: dict[str, Any]) -> dict[str, RateDef]:
-    """Rates whose parts exist as measure columns, keyed like :data:`RATE_KINDS`."""
-    cols = [c for c in table.get("columns", []) if c.get("role") == "measure" and usable(c)]
-    parts: dict[str, str] = {}
-    for part in ("impressions", "clicks", "conversions", "revenue", "cost"):
-        found = _part(cols, part, set(parts.values()))
-        if found:
-            parts[part] = found
+    """The profile's ``rate_pairs`` whose parts are analysable, keyed like :data:`RATE_KINDS`."""
+    table = annotated(table)
     result: dict[str, RateDef] = {}
-    for key, (_en, _ko, num, den, scale, unit_kind) in RATE_KINDS.items():
-        if num in parts and den in parts:
-            unit: str | None = unit_kind
-            if unit_kind == "cost":
-                unit = measure_unit(column(table, parts["cost"]) or {})
-                unit = None if unit == "count" else unit
-            result[key] = RateDef(key, parts[num], parts[den], scale, unit)
+    for pair in table.get("rate_pairs") or []:
+        parts = (column(table, pair.get("numerator")), column(table, pair.get("denominator")))
+        if all(p is not None and usable(p) for p in parts) and pair.get("key") in RATE_KINDS:
+            result[pair["key"]] = RateDef(pair["key"], pair["numerator"], pair["denominator"], float(pair["scale"]),
+                                          pair.get("unit"))  # fmt: skip
     return result
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
+from typing import Any
 
 logger = logging.getLogger(__name__)
 
@@ -74,3 +75,13 @@ def slug_map(names: list[str]) -> dict[str, str]:
         used[candidate] = name
         result[name] = candidate
     return result
+
+
+def column_stems(table: dict[str, Any]) -> dict[str, str]:
+    """Calc id stems of a profile table's columns: the profile's ``calc_id_stem``, else :func:`slug_map`.
+
+    Intake writes ``calc_id_stem`` with :func:`slug_map` over the table's columns, so both give the same ids.
+    """
+    columns = [c for c in table.get("columns", []) if c.get("name") is not None]
+    derived = slug_map([str(c["name"]) for c in columns])
+    return {str(c["name"]): str(c.get("calc_id_stem") or derived[str(c["name"])]) for c in columns}

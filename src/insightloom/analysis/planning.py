@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from insightloom.analysis import choices as selection
+from insightloom.analysis import time_logic
 from insightloom.analysis.catalog import AnalysisSpec
 
 logger = logging.getLogger(__name__)
@@ -35,6 +36,18 @@ SECTION_ITEMS = {
 }
 
 
+def trend_spec(
+    table: dict[str, Any], view: str | None, axis: time_logic.TimeAxis, primary: str | None, agg: str
+) -> AnalysisSpec:
+    """The trend along the table's time axis: a date column by its period, an integer year column per year, or a
+    wide table's year columns (the values sit in those columns, so the first one names the measure)."""
+    if axis.kind == "wide_years":
+        first = selection.column(table, axis.column) or {}
+        wide_agg = "sum" if selection.is_additive(first) else "mean"
+        return AnalysisSpec("trend", view, measure=axis.column, by=axis.column, agg=wide_agg, period="year")
+    return AnalysisSpec("trend", view, measure=primary, by=axis.column, agg=agg, period=axis.period)
+
+
 def _table_specs(table: dict[str, Any], view: str | None, request: str, full: bool) -> list[AnalysisSpec]:
     specs = [AnalysisSpec("overview", view)]
     ms = selection.measures(table, request)
@@ -48,10 +61,9 @@ def _table_specs(table: dict[str, Any], view: str | None, request: str, full: bo
     specs += [AnalysisSpec("breakdown", view, measure=primary, by=cat, agg=agg) for cat in cats]
     if not full:
         return specs
-    date = selection.date_column(table)
-    if date:
-        period = selection.period_for(selection.column(table, date))
-        specs.append(AnalysisSpec("trend", view, measure=primary, by=date, agg=agg, period=period))
+    axis = time_logic.trend_axis(selection.annotated(table))
+    if axis is not None and axis.column:
+        specs.append(trend_spec(table, view, axis, primary, agg))
     if len(ms) >= 2:
         specs.append(AnalysisSpec("correlation", view, measures=(ms[0], ms[1])))
     if primary:
@@ -81,6 +93,17 @@ def plan_analyses(profile: dict[str, Any], request: str = "", language: str = "e
     return specs
 
 
+def suggested_items(profile: dict[str, Any], request: str = "", language: str = "en") -> str:
+    """The analyses :func:`plan_analyses` chooses, as plan items (one ``- `` line each) for the Planner's prompt.
+
+    A hosted Planner starts from the same choices as the offline one (headline measures, breakdowns, time axis),
+    word for word, and changes them only where the request or its judgement says so.
+    """
+    lang = "ko" if language == "ko" else "en"
+    items = [f"- {spec.item_text(lang)}" for spec in plan_analyses(profile, request, lang)]
+    return "\n".join(items) or "(none: the profile has no analysable table)"
+
+
 def _names(names: list[str]) -> str:
     return ", ".join(f"`{n}`" for n in names) or "-"
 
@@ -90,21 +113,22 @@ def _thought(profile: dict[str, Any], request: str, language: str) -> str:
     for table in selection.tables(profile):
         ms = selection.measures(table, request)[: selection.MAX_KPI_MEASURES]
         cats = selection.breakdown_columns(table, request)
-        date = selection.date_column(table)
+        axis = time_logic.trend_axis(selection.annotated(table))
+        date = axis.column if axis else None
         rates = [selection.rate_label(k, language) for k in selection.rate_defs(table)]
         skipped = [c["name"] for c in table.get("columns", []) if not selection.usable(c)]
         rows, ncols = table.get("rows", 0), len(table.get("columns", []))
         if language == "ko":
             lines.append(
                 f"`{table.get('file', table.get('view'))}`: {rows}행 × {ncols}열. 주요 측정값 {_names(ms)}, "
-                f"주요 범주 {_names(cats)}, 날짜 열 {_names([date] if date else [])}, "
+                f"주요 범주 {_names(cats)}, 시간 축 {_names([date] if date else [])}, "
                 f"구성 요소로 다시 계산할 비율 {', '.join(rates) or '-'}."
                 + (f" 개인정보·식별자 열 {_names(skipped)}은(는) 분석하지 않습니다." if skipped else "")
             )
         else:
             lines.append(
                 f"`{table.get('file', table.get('view'))}` has {rows} rows x {ncols} columns. Main measures "
-                f"{_names(ms)}; main categories {_names(cats)}; date column {_names([date] if date else [])}; rates "
+                f"{_names(ms)}; main categories {_names(cats)}; time axis {_names([date] if date else [])}; rates "
                 f"recomputed from their parts: {', '.join(rates) or '-'}."
                 + (f" Personal and identifier columns {_names(skipped)} are not analysed." if skipped else "")
             )

@@ -13,11 +13,16 @@ from __future__ import annotations
 
 import logging
 import re
+import textwrap
 import warnings
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import pandas as pd
+
 from insightloom.analysis_utils.jobdir import job_dir
+from insightloom.analysis_utils.numbers_text import compact_axis
 from insightloom.calc_refs import CALC_REF_RE, find_near_misses
 from insightloom.fileio import write_json
 from insightloom.fonts import find_cjk_font, has_cjk
@@ -28,6 +33,12 @@ logger = logging.getLogger(__name__)
 CHART_WIDTH_IN = 6.0
 CHART_DPI = 150
 MIN_FONT_PT = 9.0
+#: Longest category tick label kept whole when a label would otherwise be cut at the figure's edge.
+MAX_TICK_CHARS = 28
+#: Above this many points a scatter is drawn as hexagonal bins: single points would hide each other.
+SCATTER_MAX_POINTS = 5000
+#: A value further than this many interquartile ranges from the median flattens a histogram.
+SKEW_IQRS = 8.0
 _NAME_RE = re.compile(r"[^A-Za-z0-9_\-]+")
 
 
@@ -77,26 +88,231 @@ def _apply_fonts(fig: Any, extra_text: str) -> None:
         _plain_numbers(ax)
 
 
-def compact_number(value: float, _pos: object = None) -> str:
-    """Axis numbers a reader can take in at a glance: 950, 12,500, 3.4M, 1.2B (never 1e9 offsets)."""
-    magnitude = abs(value)
-    for limit, suffix in ((1e9, "B"), (1e6, "M")):
-        if magnitude >= limit:
-            return f"{value / limit:,.1f}".rstrip("0").rstrip(".") + suffix
-    return f"{value:,.0f}" if magnitude >= 100 or float(value).is_integer() else f"{value:,.2f}"
-
-
 def _plain_numbers(ax: Any) -> None:
-    from matplotlib.ticker import FuncFormatter, ScalarFormatter
+    """Compact, mutually distinct numbers on value axes (never ``1e9`` offsets, never five ``2.01K`` ticks)."""
+    from matplotlib.ticker import ScalarFormatter
 
     for axis in (ax.xaxis, ax.yaxis):
         if isinstance(axis.get_major_formatter(), ScalarFormatter):
-            axis.set_major_formatter(FuncFormatter(compact_number))
+            compact_axis(axis)
 
 
 def _tick_size(ax: Any) -> float:
     labels = ax.get_xticklabels() + ax.get_yticklabels()
     return max((float(label.get_fontsize()) for label in labels), default=MIN_FONT_PT)
+
+
+def _drawn_ticks(axis: Any) -> list[Any]:
+    """The ticks matplotlib draws now (those inside the view), not stale ones kept for reuse."""
+    update = getattr(axis, "_update_ticks", None)  # what Axis.draw uses; public lists include undrawn ticks
+    return list(update()) if callable(update) else list(axis.get_major_ticks())
+
+
+def _tick_texts(axis: Any) -> list[Any]:
+    labels = []
+    for tick in _drawn_ticks(axis):
+        labels += [t for t in (tick.label1, tick.label2) if t.get_visible() and t.get_text()]
+    return labels
+
+
+def _drawn_texts(fig: Any) -> list[Any]:
+    """Every text the renderer draws: titles, axis labels, tick labels, legends, annotations, figure texts."""
+    tick_labels: set[int] = set()
+    drawn: list[Any] = []
+    for ax in fig.get_axes():
+        for axis in (ax.xaxis, ax.yaxis):
+            for tick in [*axis.majorTicks, *axis.minorTicks]:
+                tick_labels |= {id(tick.label1), id(tick.label2)}
+            drawn += _tick_texts(axis) if ax.get_visible() else []
+    others = [t for t in _texts(fig) if id(t) not in tick_labels]
+    return [t for t in others + drawn if t.get_visible() and t.get_text().strip()]
+
+
+def _renderer(fig: Any) -> Any:
+    """The renderer that lays ``fig`` out (a bare ``Figure`` has a base canvas without ``get_renderer``)."""
+    get = getattr(fig.canvas, "get_renderer", None)
+    return get() if callable(get) else fig._get_renderer()  # what draw_without_rendering uses
+
+
+def clipped_texts(fig: Any) -> list[str]:
+    """The texts of ``fig`` that reach past its edges (so the saved image cuts them), each with the edge it crosses.
+
+    Uses matplotlib's own layout (the renderer's window extent of every drawn text), the same test the
+    real-tables benchmark lint applies; an empty list means no label, tick or title is clipped.
+    """
+    with warnings.catch_warnings():  # glyph warnings for Hangul in the default font are not layout problems
+        warnings.simplefilter("ignore", UserWarning)
+        fig.draw_without_rendering()
+    renderer = _renderer(fig)
+    box, tolerance = fig.bbox, 1.0
+    problems = []
+    for text in _drawn_texts(fig):
+        extent = text.get_window_extent(renderer)
+        edges = [
+            edge
+            for edge, out in (
+                ("left", extent.x0 < box.x0 - tolerance),
+                ("right", extent.x1 > box.x1 + tolerance),
+                ("bottom", extent.y0 < box.y0 - tolerance),
+                ("top", extent.y1 > box.y1 + tolerance),
+            )
+            if out
+        ]
+        if edges:
+            problems.append(f"{text.get_text()!r} crosses the {' and '.join(edges)} edge")
+    return problems
+
+
+def repeated_tick_labels(fig: Any) -> list[str]:
+    """Tick labels printed more than once on one axis (``2.01K`` five times), as ``'<label>' on the <x|y> axis``."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        fig.draw_without_rendering()
+    problems = []
+    for ax in fig.get_axes():
+        for name, axis in (("x", ax.xaxis), ("y", ax.yaxis)):
+            labels = [t.get_text() for t in _tick_texts(axis)]
+            problems += [f"{label!r} on the {name} axis" for label in dict.fromkeys(labels) if labels.count(label) > 1]
+    return problems
+
+
+def _dedupe_ticks(fig: Any) -> None:
+    """Give a numeric axis whose tick labels repeat the compact labels that add digits until they differ."""
+    from matplotlib.category import StrCategoryFormatter
+    from matplotlib.dates import DateFormatter
+
+    for ax in fig.get_axes():
+        for axis in (ax.xaxis, ax.yaxis):
+            labels = [t.get_text() for t in _tick_texts(axis)]
+            formatter = axis.get_major_formatter()
+            if len(set(labels)) < len(labels) and not isinstance(formatter, (StrCategoryFormatter, DateFormatter)):
+                compact_axis(axis)
+
+
+def _wrap(text: Any, length: float, room: float) -> None:
+    """Wrap ``text`` onto more lines when its drawn ``length`` (pixels along its direction) exceeds ``room``."""
+    content = text.get_text()
+    if content and length > room:
+        text.set_text(textwrap.fill(content, max(12, int(len(content) * room / length))))
+
+
+def _wrap_long_texts(fig: Any) -> None:
+    """Wrap titles and axis labels longer than the room they have (a long Korean or English column name)."""
+    renderer = _renderer(fig)
+    width, height = fig.bbox.width, fig.bbox.height
+    if getattr(fig, "_suptitle", None) is not None:  # no public getter
+        _wrap(fig._suptitle, fig._suptitle.get_window_extent(renderer).width, 0.92 * width)
+    for ax in fig.get_axes():
+        box = ax.get_window_extent(renderer)
+        middle_x, middle_y = (box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2
+        room_x = 1.9 * min(middle_x, width - middle_x)  # centred on the axes: room to the nearer edge, twice
+        for text in (ax.title, ax._left_title, ax._right_title, ax.xaxis.label):  # the three title slots
+            _wrap(text, text.get_window_extent(renderer).width, room_x)
+        label = ax.yaxis.label
+        _wrap(label, label.get_window_extent(renderer).height, 1.9 * min(middle_y, height - middle_y))
+
+
+def _shorten_ticks(fig: Any, limit: int = MAX_TICK_CHARS) -> None:
+    """Cut category tick labels longer than ``limit`` characters with an ellipsis (the full name is in the table)."""
+    from matplotlib.ticker import Formatter
+
+    class _Short(Formatter):
+        def __init__(self, inner: Any) -> None:
+            self.inner = inner
+
+        def set_axis(self, axis: Any) -> None:
+            super().set_axis(axis)
+            self.inner.set_axis(axis)
+
+        def __call__(self, x: float, pos: int | None = None) -> str:
+            return _shorten(self.inner(x, pos), limit)
+
+        def format_ticks(self, values: Any) -> list[str]:
+            return [_shorten(label, limit) for label in self.inner.format_ticks(values)]
+
+    for ax in fig.get_axes():
+        for axis in (ax.xaxis, ax.yaxis):
+            if any(len(t.get_text()) > limit for t in _tick_texts(axis)):
+                axis.set_major_formatter(_Short(axis.get_major_formatter()))
+
+
+def _shorten(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _layout(fig: Any) -> bool:
+    """Lay the figure out so no text is cut; True when only a tight bounding box at save time can keep it all."""
+    steps = (lambda: None, lambda: _wrap_long_texts(fig), lambda: _shorten_ticks(fig))
+    for step in steps:
+        step()
+        try:
+            with warnings.catch_warnings():  # "tight layout not applied" is handled by the next step
+                warnings.simplefilter("ignore", UserWarning)
+                fig.tight_layout()
+        except (ValueError, RuntimeError) as exc:  # layout is cosmetic; never fail a script for it
+            logger.debug("tight_layout failed: %s", exc)
+        if not clipped_texts(fig):
+            return False
+    logger.debug("chart text still reaches past the edges; saving with a tight bounding box")
+    return True
+
+
+def draw_scatter(ax: Any, x: Any, y: Any, *, color: str = "#4C72B0") -> bool:
+    """Scatter ``y`` against ``x``, or shade hexagonal bins by row count above :data:`SCATTER_MAX_POINTS` points.
+
+    Thousands of overlapping points hide where the rows are, so a big scatter becomes a hexbin (all rows, nothing
+    sampled away). Returns True when binned, so the caption can say so.
+    """
+    xs, ys = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if len(xs) <= SCATTER_MAX_POINTS:
+        ax.scatter(xs, ys, s=12, alpha=0.5, color=color)
+        return False
+    ax.hexbin(xs, ys, gridsize=40, mincnt=1, cmap="Blues", linewidths=0)
+    return True
+
+
+def distribution_scale(values: Any) -> str:
+    """How a histogram of ``values`` stays readable: ``linear``, ``log`` or ``clipped``.
+
+    A few values far beyond the middle half (more than :data:`SKEW_IQRS` interquartile ranges from the median)
+    squeeze every other value into one bar. Positive values spanning two or more orders of magnitude get a log
+    axis; otherwise the axis stops at the 1st/99th percentile on the long side.
+    """
+    s = pd.Series(np.asarray(values, dtype=float)).replace([np.inf, -np.inf], np.nan).dropna()
+    if len(s) < 10:
+        return "linear"
+    q1, median, q3 = (float(s.quantile(q)) for q in (0.25, 0.5, 0.75))
+    iqr = q3 - q1
+    if iqr <= 0 or max(float(s.max()) - median, median - float(s.min())) <= SKEW_IQRS * iqr:
+        return "linear"
+    low = float(s.min())
+    return "log" if low > 0 and float(s.max()) / low >= 100 else "clipped"
+
+
+def _clip_range(s: pd.Series) -> tuple[float, float]:
+    median, iqr = float(s.median()), float(s.quantile(0.75) - s.quantile(0.25))
+    low = float(s.quantile(0.01)) if median - float(s.min()) > SKEW_IQRS * iqr else float(s.min())
+    high = float(s.quantile(0.99)) if float(s.max()) - median > SKEW_IQRS * iqr else float(s.max())
+    return low, high
+
+
+def draw_histogram(ax: Any, values: Any, *, color: str = "#4C72B0") -> str:
+    """A histogram that a few outliers cannot flatten (see :func:`distribution_scale`); returns the scale used."""
+    from matplotlib.ticker import NullFormatter
+
+    s = pd.Series(np.asarray(values, dtype=float)).replace([np.inf, -np.inf], np.nan).dropna()
+    scale = distribution_scale(s)
+    count = min(40, max(10, int(len(s) ** 0.5)))
+    if scale == "log":
+        ax.hist(s, bins=np.geomspace(float(s.min()), float(s.max()), count + 1), color=color, alpha=0.85)
+        ax.set_xscale("log")
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        compact_axis(ax.xaxis)
+    elif scale == "clipped":
+        ax.hist(s, bins=count, range=_clip_range(s), color=color, alpha=0.85)
+    else:
+        ax.hist(s, bins=count, color=color, alpha=0.85)
+    return scale
 
 
 def _number_problems(folder: Path, texts: dict[str, str]) -> list[str]:
@@ -151,12 +367,10 @@ def save_chart(fig: Any, name: str, *, title: str, alt: str, caption: str) -> st
     aspect = height / width if width else 0.6
     fig.set_size_inches(CHART_WIDTH_IN, max(2.5, min(CHART_WIDTH_IN * aspect, 8.0)))
     _apply_fonts(fig, f"{title} {caption}")
-    try:
-        fig.tight_layout()
-    except (ValueError, RuntimeError) as exc:  # layout is cosmetic; never fail a script for it
-        logger.debug("tight_layout failed: %s", exc)
+    _dedupe_ticks(fig)
+    tight = _layout(fig)
     png = folder / f"{stem}.png"
-    fig.savefig(png, dpi=CHART_DPI)
+    fig.savefig(png, dpi=CHART_DPI, **({"bbox_inches": "tight", "pad_inches": 0.05} if tight else {}))
     write_json(folder / f"{stem}.json", {"title": str(title), "alt": str(alt), "caption": str(caption)})
     logger.debug("saved chart %s", png)
     return f"charts/{stem}.png"

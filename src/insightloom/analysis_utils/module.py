@@ -24,6 +24,22 @@ EXPORTS = (
     "record_verification",
     "sql_sum",
     "sql_all",
+    "qi",
+    "ql",
+    "ref",
+    "compact_number",
+    "compact_axis",
+    "AggregationRefused",
+    "track_total",
+    "track_mean",
+    "track_stat",
+    "track_share",
+    "track_rate",
+    "track_change",
+    "track_corr",
+    "track_group_values",
+    "track_value",
+    "run_standard",
 )
 
 
@@ -38,7 +54,12 @@ def generate_utils_module() -> str:
         "The checks run when the script ends (flush_checks() runs them earlier); a failing one fails the script.\n"
         "The Validator's own scripts record what they re-computed with record_verification({id: value}).\n"
         "Build a check over many columns with sql_sum([...]) and sql_all([...]): DuckDB cannot parse a + b + ...\n"
-        "over a thousand columns, these nest the terms so it can.\n"
+        "over a thousand columns, these nest the terms so it can. qi(name)/ql(value) quote SQL names/literals,\n"
+        "ref(id) is the {{calc:id}} text, compact_number(x) a tick label (12.5K).\n"
+        "Trackers compute a value AND its check from one spec, track it and return ref(id): track_total,\n"
+        "track_mean, track_stat, track_share, track_rate, track_change, track_corr, track_group_values. They read\n"
+        "the profile's aggregation/semantic/unit and raise AggregationRefused (with the fix) for a forbidden sum.\n"
+        "run_standard(plan_item) runs a standard plan item (overview, KPIs, breakdown, trend, ...) end to end.\n"
         '"""\n\n'
         f"from insightloom.analysis_utils import (\n{names})\n\n"
         f"__all__ = [\n{listed}]\n"

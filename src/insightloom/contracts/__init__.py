@@ -21,6 +21,7 @@ SCHEMA_FILES: dict[str, str] = {
     "citations": "citations.json",
     "event": "events.jsonl (one line)",
     "job": "job.json",
+    "profile": "cache/profile.json",
     "shared_state": "shared_state.json",
     "usage": "usage.json",
 }

@@ -2,6 +2,16 @@
 
 Scripts (pandas) and checks (DuckDB) both read the Parquet written from these columns, so every later number comes
 from the same typed data: "1,234" is the number 1234 in both engines, "5/1/25" is the same timestamp in both.
+
+Missing values come in two strengths. ``NA_TOKENS`` (what R, pandas, SQL and Excel write for "no value") are missing
+in every column; the CSV reader drops them. ``PLACEHOLDER_TOKENS`` (``-``, ``?``, ``None``, ``MISSING`` ...) are
+missing only where the rest of the column parses as numbers or dates: in a text column they can be real answers, so
+a category ``None`` (no extras ordered) stays its own value, distinct from an empty cell, and is never reported as a
+number that failed to parse.
+
+Only integer-looking text may stay text on purpose (an identifier): leading zeros (``08053``) and digit strings longer
+than 15 digits (card or account numbers). Decimals of any length and E-notation are numbers. A column that looks
+numeric but stays text for another reason carries ``Coerced.numeric_text`` (the reason), so intake can list it.
 """
 
 from __future__ import annotations
@@ -17,15 +27,25 @@ import pandas as pd
 
 logger = logging.getLogger(__name__)
 
-# Placeholders that mean "no value" inside an otherwise numeric or date column.
-_MISSING_TOKENS = frozenset({"-", "--", "–", "—", "?", "n/a", "na", "nan", "none", "null", "#n/a", "없음"})
+#: "No value" as tools write it: missing in every column (the CSV reader reads these cells as empty).
+NA_TOKENS = ("NA", "N/A", "n/a", "NaN", "nan", "NULL", "null", "#N/A")
+#: Placeholders that mean "no value" only inside an otherwise numeric or date column (compared lower-cased).
+PLACEHOLDER_TOKENS = frozenset(
+    {t.lower() for t in NA_TOKENS}
+    | {"-", "--", "–", "—", "?", "none", "missing", "n.a.", "n.d.", "nil", "없음"}
+    | {"x", "..", "..."}  # statistics offices: suppressed, not available
+    | {"#value!", "#div/0!", "#ref!", "#num!", "#name?", "#null!"}  # Excel error cells
+)
+#: Share of present values that must read as numbers for a text column to count as "numeric-looking".
+NUMERIC_LOOKING_SHARE = 0.8
 _NUM_RE = re.compile(r"[+-]?(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 _EURO_NUM_RE = re.compile(r"[+-]?(?:\d{1,3}(?:\.\d{3})+|\d+)(?:,\d+)?")
 _LEADING_ZERO_RE = re.compile(r"[+-]?0\d+")
 _INT_TEXT_RE = re.compile(r"[+-]?[\d,]+")
+_CODE_RE = re.compile(r"[A-Za-z]{0,2}\d+[A-Za-z]{0,2}|[A-Za-z]{1,2}")  # 100a, B12, A: a code, not a number
 _CURRENCY_PREFIX = {"$": "USD", "₩": "KRW", "€": "EUR", "£": "GBP", "¥": "JPY"}
 _CURRENCY_SUFFIX = {"원": "KRW"}
-_MAX_INT_DIGITS = 15  # longer digit strings are ids (card, account numbers), not quantities
+_MAX_INT_DIGITS = 15  # longer integer digit strings are ids (card, account numbers), not quantities
 
 DATE_HINT_RE = re.compile(
     r"(date|day|month|time|timestamp|period|날짜|일자|일시|연월|년월|기간|월별|일별)", re.IGNORECASE
@@ -56,10 +76,17 @@ _EXCEL_SERIAL_RANGE = (20000, 80000)  # 1954..2119: only plausible Excel day num
 
 @dataclass
 class Coerced:
-    """A typed column and what parsing learned about it (a unit seen in the cells, such as ``%`` or ``$``)."""
+    """A typed column and what parsing learned about it.
+
+    Attributes:
+        series: The typed column.
+        unit_hint: A unit seen in the cells, such as ``%`` or ``USD``.
+        numeric_text: Why a column whose values mostly read as numbers was kept as text, else None.
+    """
 
     series: pd.Series
     unit_hint: str | None = None
+    numeric_text: str | None = None
 
 
 def coerce_column(raw: pd.Series, name: str, *, decimal_comma: bool = False) -> Coerced:
@@ -135,7 +162,7 @@ def _from_text(text: pd.Series, name: str, *, decimal_comma: bool) -> Coerced:
     present = text.dropna()
     if present.empty:
         return Coerced(text.astype("str"))
-    cleaned = text.where(~text.str.lower().isin(_MISSING_TOKENS))
+    cleaned = text.where(~text.str.lower().isin(PLACEHOLDER_TOKENS))
     dates = _parse_dates(cleaned, name)
     if dates is not None:
         return Coerced(dates)
@@ -146,7 +173,10 @@ def _from_text(text: pd.Series, name: str, *, decimal_comma: bool) -> Coerced:
             if compact is not None:
                 return Coerced(compact)
         return numbers
-    return Coerced(text.astype("str"))
+    reason = numeric_text_reason(cleaned.dropna(), decimal_comma=decimal_comma)
+    if reason:
+        logger.warning("column %r looks numeric but was kept as text: %s", name, reason)
+    return Coerced(text.astype("str"), numeric_text=reason)
 
 
 def _parse_dates(text: pd.Series, name: str) -> pd.Series | None:
@@ -216,12 +246,64 @@ def _parse_numbers(text: pd.Series, *, decimal_comma: bool) -> Coerced | None:
         normalized = body.str.replace(".", "", regex=False).str.replace(",", ".", regex=False)
     else:
         return None
-    if normalized.str.replace(r"[^0-9]", "", regex=True).str.len().max() > _MAX_INT_DIGITS:
-        return None
     nums = pd.to_numeric(normalized, errors="coerce").reindex(text.index)
     if body.str.fullmatch(_INT_TEXT_RE.pattern).all():
+        if _digit_count(normalized).max() > _MAX_INT_DIGITS:
+            return None  # an integer this long is an id; a long decimal or E-notation is still a number
         return Coerced(_narrow_int(nums), unit)
     return Coerced(nums.astype("float64"), unit)
+
+
+def _digit_count(values: pd.Series) -> pd.Series:
+    return values.str.replace(r"[^0-9]", "", regex=True).str.len()
+
+
+def _is_kept_identifier(present: pd.Series) -> bool:
+    """Integer-looking text kept as text on purpose: leading zeros, or more digits than a quantity has."""
+    if not present.str.fullmatch(_INT_TEXT_RE.pattern).all():
+        return False
+    return bool(present.str.fullmatch(_LEADING_ZERO_RE.pattern).any() or _digit_count(present).max() > _MAX_INT_DIGITS)
+
+
+def _numeric_mask(present: pd.Series, decimal_comma: bool) -> pd.Series:
+    """Which values read as a number once a currency symbol or a ``%`` / ``원`` suffix is set aside."""
+    body = present.str.replace(r"^[+-]?[$₩€£¥]|[%원]$", "", regex=True).str.strip()
+    numeric = body.str.fullmatch(_NUM_RE.pattern)
+    return numeric | body.str.fullmatch(_EURO_NUM_RE.pattern) if decimal_comma else numeric
+
+
+def _is_code_column(numbers: pd.Series, others: pd.Series) -> bool:
+    """Codes that are mostly digits (NACE ``01.1``, subject ``100a``, section ``A``) are labels, not broken numbers."""
+    if numbers.str.fullmatch(r"[+-]?0\d.*").any():
+        return True
+    return bool(len(others)) and bool(others.str.fullmatch(_CODE_RE.pattern).all())
+
+
+def numeric_text_reason(present: pd.Series, *, decimal_comma: bool = False) -> str | None:
+    """Why a text column whose values mostly read as numbers is not numeric, or None when it does not look numeric.
+
+    Integer ids kept on purpose (every value integer-looking, with leading zeros or over 15 digits) are not
+    reported: keeping them as text is the rule, not a parsing problem.
+
+    Args:
+        present: The column's present values, placeholders already removed.
+        decimal_comma: ``1.234,5`` style numbers count as numbers too.
+    """
+    if present.empty or _numeric_mask(present.head(_DATE_SAMPLE), decimal_comma).mean() < NUMERIC_LOOKING_SHARE / 2:
+        return None  # plain text: a sample settles it without scanning a large column
+    numeric = _numeric_mask(present, decimal_comma)
+    share = float(numeric.mean())
+    if share < NUMERIC_LOOKING_SHARE:
+        return None
+    if share == 1.0 and _is_kept_identifier(present):
+        return None
+    others = present[~numeric]
+    if _is_code_column(present[numeric], others):
+        return None
+    if others.empty:
+        return f"all {len(present)} values are numbers, but with mixed or unsupported units or leading zeros"
+    examples = ", ".join(repr(v) for v in others.drop_duplicates().head(3))
+    return f"{len(others)} of {len(present)} values are not numbers (e.g. {examples})"
 
 
 def _maybe_numeric(sample: pd.Series) -> bool:

@@ -18,9 +18,9 @@ from insightloom.fileio import write_text_atomic
 from insightloom.intake.coerce import coerce_column
 from insightloom.intake.coldefs import load_column_definitions
 from insightloom.intake.inputs import COLUMNS_FILE_NAME, XLSX_SUFFIXES, check_file, copy_into
-from insightloom.intake.profile import DataProfile, TableProfile, profile_column
+from insightloom.intake.profile import DataProfile, TableProfile, profile_columns
 from insightloom.intake.readers import RawTable, read_csv, read_xlsx
-from insightloom.intake.roles import classify, detect_language, unit_for
+from insightloom.intake.roles import classify, detect_language, people_context, unit_for
 from insightloom.intake.view_names import FIRST_INPUT_ALIAS, view_name
 
 logger = logging.getLogger(__name__)
@@ -117,29 +117,36 @@ def _cache_table(
 ) -> TableProfile:
     """Type every column, write the Parquet once, and profile the typed columns.
 
-    Appends the header and the distinct category values to ``texts`` (for language detection).
+    Appends the header and the distinct category values to ``texts`` (for language detection). Columns that look
+    numeric but stayed text are listed in the table profile (``text_numeric_columns``), so the job can say so.
     """
     decimal_comma = raw.delimiter == ";"
     typed: dict[str, pd.Series] = {}
     hints: dict[str, str | None] = {}
+    numeric_text: list[str] = []
     for name in raw.frame.columns:
         result = coerce_column(raw.frame[name], str(name), decimal_comma=decimal_comma)
         typed[str(name)] = result.series
         hints[str(name)] = result.unit_hint
+        if result.numeric_text:
+            numeric_text.append(str(name))
     frame = pd.DataFrame(typed)
     parquet = cache_dir / f"{view}.parquet"
     tmp = parquet.with_suffix(".parquet.tmp")
     frame.to_parquet(tmp, index=False, engine="pyarrow")
     os.replace(tmp, parquet)
-    columns = []
+    roles: dict[str, str] = {}
+    units: dict[str, str | None] = {}
+    people = people_context(typed)
     for name, series in typed.items():
         desc = definitions.get(name)
-        role = classify(name, series, desc, unit_hint=hints[name])
-        unit = unit_for(name, series, role, desc, hints[name])
-        columns.append(profile_column(name, series, role, unit=unit, description=desc))
-        texts.append(name)
-        if role == "category":
-            texts.extend(str(v) for v in series.dropna().unique()[:_LANGUAGE_SAMPLE])
+        roles[name] = classify(name, series, desc, unit_hint=hints[name], people=people)
+        units[name] = unit_for(name, series, roles[name], desc, hints[name])
+    columns = profile_columns(typed, roles, units, definitions)  # semantics may refine a role (a year: category)
+    for col in columns:
+        texts.append(col.name)
+        if col.role == "category":
+            texts.extend(str(v) for v in typed[col.name].dropna().unique()[:_LANGUAGE_SAMPLE])
     logger.info("cached %s -> %s (%d rows)", file_name, parquet.name, len(frame))
     return TableProfile(
         view=view,
@@ -150,7 +157,9 @@ def _cache_table(
         columns=columns,
         encoding=raw.encoding,
         control_chars_removed=raw.control_chars_removed,
-    )
+        title_rows_skipped=raw.title_rows_skipped,
+        text_numeric_columns=numeric_text,
+    ).annotate(frame)
 
 
 def _warn_unused_definitions(definitions: dict[str, str], tables: list[TableProfile]) -> None:

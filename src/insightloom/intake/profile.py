@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from insightloom.errors import BadInputError
+from insightloom.intake import semantics
 from insightloom.intake.roles import EMAIL_RE, PHONE_RE
 
 logger = logging.getLogger(__name__)
@@ -28,7 +29,10 @@ MAX_TOP_VALUES = 5
 _MAX_SAMPLE_CHARS = 80
 _PROMPT_SAMPLE_CHARS = 40
 _WIDE_TABLE_COLUMNS = 40
+_PROMPT_HEADLINES = 5
 _OPTIONAL_KEYS = ("min", "max", "mean", "top_values")
+#: Per-column semantics keys, written when intake decided them (older profiles lack them; see ``semantics``).
+_SEMANTIC_KEYS = ("aggregation", "semantic", "unit_scale", "positive_value", "calc_id_stem")
 
 
 @dataclass
@@ -47,9 +51,19 @@ class ColumnProfile:
     top_values: list[dict[str, Any]] | None = None
     unit: str | None = None
     description: str | None = None
+    #: ``sum``, ``mean`` or ``none`` (None: not decided, an older profile).
+    aggregation: str | None = None
+    semantic: str | None = None
+    unit_scale: int = 1
+    positive_value: Any = None
+    calc_id_stem: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready dict; ``min``/``max``/``mean``/``top_values`` are omitted when they do not apply (and for PII)."""
+        """JSON-ready dict; ``min``/``max``/``mean``/``top_values`` are omitted when they do not apply (and for PII).
+
+        The semantics keys appear once intake decided them; ``unit_scale`` only when not 1, ``positive_value`` only
+        for a two-valued text outcome.
+        """
         out: dict[str, Any] = {
             "name": self.name,
             "dtype": self.dtype,
@@ -64,6 +78,15 @@ class ColumnProfile:
         out["samples"] = [MASK] if self.role == "pii" else list(self.samples)
         out["unit"] = self.unit
         out["description"] = self.description
+        if self.aggregation is not None:
+            out["aggregation"] = self.aggregation
+            out["semantic"] = self.semantic
+        if self.unit_scale != 1:
+            out["unit_scale"] = self.unit_scale
+        if self.positive_value is not None and self.role != "pii":
+            out["positive_value"] = self.positive_value
+        if self.calc_id_stem is not None:
+            out["calc_id_stem"] = self.calc_id_stem
         return out
 
     @classmethod
@@ -85,6 +108,14 @@ class TableProfile:
     columns: list[ColumnProfile]
     encoding: str | None = None
     control_chars_removed: int = 0
+    #: Title rows above the header that intake skipped.
+    title_rows_skipped: int = 0
+    #: Columns whose cells look numeric but were kept as text.
+    text_numeric_columns: list[str] = field(default_factory=list)
+    #: Rates recomputed from their parts; None (with the two below) when the semantics were not decided.
+    rate_pairs: list[dict[str, Any]] | None = None
+    headline_measures: list[dict[str, str]] | None = None
+    time_axis: dict[str, Any] | None = None
 
     def column(self, name: str) -> ColumnProfile:
         """The profile of column ``name``; raises KeyError naming the known columns."""
@@ -102,8 +133,17 @@ class TableProfile:
             "rows": self.rows,
             "encoding": self.encoding,
             "control_chars_removed": self.control_chars_removed,
+            "title_rows_skipped": self.title_rows_skipped,
+            "text_numeric_columns": list(self.text_numeric_columns),
+            **self._semantics_dict(),
             "columns": [c.to_dict() for c in self.columns],
         }
+
+    def _semantics_dict(self) -> dict[str, Any]:
+        if self.headline_measures is None:
+            return {}
+        return {"rate_pairs": list(self.rate_pairs or []), "headline_measures": list(self.headline_measures),
+                "time_axis": self.time_axis}  # fmt: skip
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TableProfile:
@@ -116,7 +156,21 @@ class TableProfile:
             columns=[ColumnProfile.from_dict(c) for c in data.get("columns", [])],
             encoding=data.get("encoding"),
             control_chars_removed=int(data.get("control_chars_removed") or 0),
+            title_rows_skipped=int(data.get("title_rows_skipped") or 0),
+            text_numeric_columns=list(data.get("text_numeric_columns") or []),
+            rate_pairs=data.get("rate_pairs"),
+            headline_measures=data.get("headline_measures"),
+            time_axis=data.get("time_axis"),
         )
+
+    def annotate(self, frame: pd.DataFrame | None = None) -> TableProfile:
+        """Decide the table's semantics (rate pairs, headline measures, time axis, calc id stems) in place."""
+        decided = semantics.table_semantics([c.to_dict() for c in self.columns], self.rows, frame)
+        self.rate_pairs, self.headline_measures = decided.rate_pairs, decided.headline_measures
+        self.time_axis = decided.time_axis
+        for col in self.columns:
+            col.calc_id_stem = decided.calc_id_stems[col.name]
+        return self
 
 
 @dataclass
@@ -183,6 +237,12 @@ class DataProfile:
         for table in self.tables:
             limit = max_samples or (3 if len(table.columns) > _WIDE_TABLE_COLUMNS else MAX_SAMPLES)
             entry = {k: v for k, v in table.to_dict().items() if k != "columns" and v is not None}
+            for key in ("title_rows_skipped", "text_numeric_columns"):  # said only when intake did something
+                if not entry.get(key):
+                    entry.pop(key, None)
+            if "headline_measures" in entry:  # column and reason are enough; a long tail adds nothing
+                entry["headline_measures"] = entry["headline_measures"][:_PROMPT_HEADLINES]
+                entry["rate_pairs"] = [_compact_pair(p) for p in entry.get("rate_pairs", [])]
             wide = len(table.columns) > _WIDE_TABLE_COLUMNS
             entry["columns"] = [_compact_column(c.to_dict(), limit, wide=wide) for c in table.columns]
             compact["tables"].append(entry)
@@ -190,9 +250,21 @@ class DataProfile:
         return f"<data_profile>\n{body}\n</data_profile>"
 
 
+def _compact_pair(pair: dict[str, Any]) -> dict[str, Any]:
+    return {k: pair[k] for k in ("key", "numerator", "denominator", "scale", "unit") if pair.get(k) is not None}
+
+
 def _compact_column(col: dict[str, Any], limit: int, *, wide: bool) -> dict[str, Any]:
-    """Drop nulls; numbers/dates with a range keep 2 samples (none in wide tables), categories their top values."""
+    """Drop nulls; numbers/dates with a range keep 2 samples (none in wide tables), categories their top values.
+
+    ``aggregation: none`` is implied for labels without a semantic, and the calc id stem is shown only for names
+    that are not plain ASCII (the model can derive the rest).
+    """
     out = {k: v for k, v in col.items() if v is not None}
+    if out.get("aggregation") == "none" and "semantic" not in out:
+        out.pop("aggregation")
+    if str(col.get("name", "")).isascii():
+        out.pop("calc_id_stem", None)
     if "top_values" in out:
         out.pop("samples", None)
         out["top_values"] = out["top_values"][: 3 if wide else MAX_TOP_VALUES]
@@ -242,8 +314,36 @@ def dtype_label(series: pd.Series) -> str:
     return "string"
 
 
+def profile_columns(
+    typed: dict[str, pd.Series], roles: dict[str, str], units: dict[str, str | None], definitions: dict[str, str]
+) -> list[ColumnProfile]:
+    """Profile every typed column of one table with its semantics (aggregation, semantic, unit, final role).
+
+    Args:
+        typed: Column name -> typed series.
+        roles: The role ``roles.classify`` gave each column (the semantics may refine it: a year is a category).
+        units: The unit ``roles.unit_for`` found (the semantics may add one from the name).
+        definitions: ``column_desc`` per column name (column_definitions.json).
+    """
+    facts = [
+        semantics.facts_from_series(name, series, roles[name], unit=units.get(name), description=definitions.get(name))
+        for name, series in typed.items()
+    ]
+    decided = semantics.table_column_semantics(facts)
+    return [
+        profile_column(name, series, sem.role, unit=sem.unit, description=definitions.get(name), decided=sem)
+        for (name, series), sem in zip(typed.items(), decided, strict=True)
+    ]
+
+
 def profile_column(
-    name: str, series: pd.Series, role: str, *, unit: str | None, description: str | None
+    name: str,
+    series: pd.Series,
+    role: str,
+    *,
+    unit: str | None,
+    description: str | None,
+    decided: semantics.ColumnSemantics | None = None,
 ) -> ColumnProfile:
     """Summarize one typed column. PII columns get counts only: no values of any kind are kept."""
     present = series.dropna()
@@ -256,6 +356,9 @@ def profile_column(
         unit=unit,
         description=scrub(description) if description else description,
     )
+    if decided is not None:
+        col.aggregation, col.semantic, col.unit_scale = decided.aggregation, decided.semantic, decided.unit_scale
+        col.positive_value = _json_value(decided.positive_value) if decided.positive_value is not None else None
     if role == "pii":
         col.samples = [MASK]
         return col

@@ -21,6 +21,7 @@ from typing import Any
 import pandas as pd
 
 from insightloom.errors import BadInputError, JobCancelled
+from insightloom.intake.coerce import NA_TOKENS
 
 logger = logging.getLogger(__name__)
 
@@ -34,9 +35,16 @@ XLSX_DEADLINE_S = 120.0
 _FORMULA_SAMPLE = 50
 _CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _DELIMITERS = ",;\t|"
-_NA_VALUES = ["", "NA", "N/A", "n/a", "NaN", "nan", "NULL", "null", "None", "#N/A"]
+# Missing in every column. Softer placeholders ("-", "None", "MISSING") are left to coerce, which drops them only
+# where the rest of the column is numbers or dates, so a category "None" stays distinct from an empty cell.
+_NA_VALUES = ["", *NA_TOKENS]
 _SNIFF_CHARS = 64 * 1024
 _MAX_HEADER_ROWS = 5
+#: At most this many title rows ("Table 1: Sales by region, 2019") are skipped above a header.
+_MAX_TITLE_ROWS = 3
+#: A title row has at most this share of the header's filled cells (or only one cell).
+_TITLE_CELL_SHARE = 1 / 3
+_YEAR_LABEL_RE = re.compile(r"(18|19|20)\d{2}|2100")
 _BODY_SAMPLE = 200
 _LINE_RE = re.compile(r"(line|row) (\d+)")
 
@@ -51,13 +59,15 @@ class RawTable:
     delimiter: str | None = None
     header_rows: int = 1
     control_chars_removed: int = 0
+    title_rows_skipped: int = 0
+    title: str | None = None
 
 
 # ---------------------------------------------------------------------------------------------------------- CSV
 
 
 def read_csv(path: Path) -> RawTable:
-    """Decode, sniff the delimiter and split a CSV; the first row is the header.
+    """Decode, sniff the delimiter and split a CSV; the first row is the header, after any title rows above it.
 
     Raises:
         BadInputError: Empty, header-only or malformed file (naming the line pandas reports).
@@ -66,6 +76,9 @@ def read_csv(path: Path) -> RawTable:
     if not text.strip():
         raise BadInputError(f"{path}: file has no content (only whitespace).", fix="Export the data again.")
     delimiter = "\t" if path.suffix.lower() == ".tsv" else sniff_delimiter(text[:_SNIFF_CHARS])
+    text, titles = _cut_title_lines(text, delimiter)
+    if titles:
+        _log_titles(path.name, titles)
     try:
         frame = pd.read_csv(
             io.StringIO(text),
@@ -93,7 +106,82 @@ def read_csv(path: Path) -> RawTable:
     if removed:
         logger.warning("%s: removed %d control character(s) from cells", path.name, removed)
     logger.info("read %s: %d rows, %d columns, encoding %s, delimiter %r", path.name, *body.shape, encoding, delimiter)
-    return RawTable(body, encoding=encoding, delimiter=delimiter, control_chars_removed=removed)
+    return RawTable(
+        body,
+        encoding=encoding,
+        delimiter=delimiter,
+        control_chars_removed=removed,
+        title_rows_skipped=len(titles),
+        title=" / ".join(titles) or None,
+    )
+
+
+def _cut_title_lines(text: str, delimiter: str) -> tuple[str, list[str]]:
+    """Remove title rows (and blank rows) above the header line; return the rest of the text and the titles.
+
+    Only the first lines are split (one physical line per row, which title and header rows are), so this stays
+    cheap on large files; pandas then parses the remaining text as before.
+    """
+    stream = io.StringIO(text)
+    rows: list[list[object]] = []
+    for _ in range(_MAX_TITLE_ROWS + 2 + _BODY_SAMPLE):
+        line = stream.readline()
+        if not line or line.count('"') % 2:
+            break  # a quoted cell spans lines from here: leave the rest to pandas
+        cells = next(csv.reader([line.rstrip("\r\n")], delimiter=delimiter), [])
+        rows.append([c.strip() or None for c in cells])
+    drop, titles = split_title_rows(rows)
+    if drop == 0:
+        return text, titles
+    return text.split("\n", drop)[-1], titles
+
+
+def _log_titles(name: str, titles: list[str]) -> None:
+    logger.info("%s: skipped %d title row(s) above the header: %s", name, len(titles), " / ".join(titles))
+
+
+def split_title_rows(rows: list[list[object]]) -> tuple[int, list[str]]:
+    """Find title rows above the header: how many leading rows to drop, and the title texts.
+
+    A title row has one filled cell, or a few filled cells from the first column on (a title a CSV delimiter split,
+    or a row shorter than the header), at most a third of the header's; it starts with text. Up to three of them
+    may sit above a row that looks like a header (labels, or years as in a wide table; none repeated as a value
+    lower in its column). Empty rows in between are dropped too. Without a title, only leading empty rows go.
+    """
+    filled = [i for i, row in enumerate(rows[: _MAX_TITLE_ROWS + 2 + _BODY_SAMPLE]) if _filled(row)]
+    if not filled:
+        return 0, []
+    for k in range(1, min(_MAX_TITLE_ROWS, len(filled) - 2) + 1):
+        header = rows[filled[k]]
+        tops = [rows[i] for i in filled[:k]]
+        if all(_is_title_row(row, header) for row in tops) and _header_like(header, [rows[i] for i in filled[k + 1 :]]):
+            return filled[k], [" ".join(str(v) for v in row if v is not None) for row in tops]
+    return filled[0], []
+
+
+def _next_filled(rows: list[list[object]], start: int) -> int:
+    """Index of the first row at or after ``start`` with a filled cell (``len(rows)`` when none)."""
+    return next((i for i in range(start, len(rows)) if _filled(rows[i])), len(rows))
+
+
+def _filled(row: list[object]) -> int:
+    return sum(v is not None for v in row)
+
+
+def _is_title_row(row: list[object], header: list[object]) -> bool:
+    positions = [k for k, v in enumerate(row) if v is not None]
+    filled, width = len(positions), _filled(header)
+    if width < 2 or positions != list(range(filled)) or not isinstance(row[0], str) or _is_data_like(row[0]):
+        return False
+    return filled == 1 or filled <= width * _TITLE_CELL_SHARE or len(row) < len(header)
+
+
+def _header_like(row: list[object], below: list[list[object]]) -> bool:
+    """Labels (text, or years naming the columns of a wide table) that do not recur as values below them."""
+    cells = [(j, v) for j, v in enumerate(row) if v is not None]
+    if len(cells) < 2 or any(_is_data_like(v) and not _YEAR_LABEL_RE.fullmatch(str(v)) for _, v in cells):
+        return False
+    return not any(j < len(r) and r[j] == v for j, v in cells for r in below)
 
 
 #: Tie-breaks between encodings that decode a short sample equally well: the common ones first.
@@ -156,14 +244,16 @@ def sniff_delimiter(sample: str) -> str:
     lines = sample.splitlines()
     if len(lines) > 1 and not sample.endswith(("\n", "\r")):
         lines = lines[:-1]  # the last line of a cut sample is partial
-    head = "\n".join(lines[:50])
-    first = lines[0] if lines else ""
-    try:
-        found = csv.Sniffer().sniff(head, delimiters=_DELIMITERS).delimiter
-        if first.count(found) > 0:
-            return found
-    except csv.Error:
-        logger.debug("csv.Sniffer could not decide; counting candidates in the header")
+    for skip in range(min(_MAX_TITLE_ROWS, max(len(lines) - 2, 0)) + 1):  # a title row above can defeat the sniffer
+        head = "\n".join(lines[skip : skip + 50])
+        first = lines[skip] if lines else ""
+        try:
+            found = csv.Sniffer().sniff(head, delimiters=_DELIMITERS).delimiter
+            if first.count(found) > 0:
+                return found
+        except csv.Error:
+            logger.debug("csv.Sniffer could not decide after %d line(s); trying further down", skip)
+    first = next((line for line in lines if any(d in line for d in _DELIMITERS)), lines[0] if lines else "")
     counts = {d: first.count(d) for d in _DELIMITERS}
     best = max(counts, key=lambda d: counts[d])
     return best if counts[best] > 0 else ","
@@ -279,7 +369,7 @@ def _check_formulas(path: Path, tables: list[RawTable]) -> None:
             if table.sheet not in wb.sheetnames:
                 continue
             ws = wb[table.sheet]
-            first = table.header_rows + 1
+            first = table.title_rows_skipped + table.header_rows + 1
             body = list(ws.iter_rows(min_row=first, max_row=first + _FORMULA_SAMPLE - 1, values_only=True))
             for j, name in enumerate(str(c) for c in table.frame.columns):
                 values = table.frame.iloc[:_FORMULA_SAMPLE, j].tolist() if j < table.frame.shape[1] else []
@@ -325,6 +415,10 @@ def _clean_cell(v: object) -> object:
 
 
 def _sheet_table(path: Path, sheet: str, rows: list[list[object]]) -> RawTable | None:
+    drop, titles = split_title_rows(rows)
+    if titles:
+        _log_titles(f"{path.name} sheet {sheet!r}", titles)
+    rows = rows[drop:]
     if len(rows) < 2:
         logger.warning("%s sheet %r has no data rows; skipped", path.name, sheet)
         return None
@@ -336,7 +430,9 @@ def _sheet_table(path: Path, sheet: str, rows: list[list[object]]) -> RawTable |
         return None
     frame = pd.DataFrame(body, columns=names, dtype=object)
     logger.info("read %s sheet %r: %d rows, %d columns, %d header row(s)", path.name, sheet, *frame.shape, depth)
-    return RawTable(frame, sheet=sheet, header_rows=depth)
+    return RawTable(
+        frame, sheet=sheet, header_rows=depth, title_rows_skipped=len(titles), title=" / ".join(titles) or None
+    )
 
 
 def _is_data_like(v: object) -> bool:

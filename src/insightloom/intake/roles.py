@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Iterable
 
 import pandas as pd
 
@@ -23,14 +24,28 @@ PHONE_RE = re.compile(r"(?:\+\d{1,3}[\s.-]?)?\(?\d{2,4}\)?[\s.-]?\d{3,4}[\s.-]?\
 _PHONE_FULL_RE = re.compile(r"\+?[\d\s().-]{9,20}")
 
 # Name patterns are matched against the normalized name: lower case, runs of non-word characters -> one space.
+# Always personal: a header that names a person's name, contact data, ids of people, birth dates, addresses.
 _PII_NAME_RE = re.compile(
     r"(^| )(full|first|last|given|family|middle|person|customer|client|employee|trainee|student|patient|contact|"
-    r"member|user|staff) name( |$)|^(name|names)$|(^| )(surname|fullname|firstname|lastname)( |$)"
-    r"|(^| )e ?mail|(^| )(phone|telephone|tel|mobile|cell|fax|cellphone)( |$)"
+    r"member|user|staff|passenger|owner|applicant|respondent|driver) name( |$)"
+    r"|(^| )(surname|fullname|firstname|lastname)( |$)"
+    r"|(^| )e ?mail|(^| )(phone|telephone|tel|fax|cellphone)( |$)|(^| )(mobile|cell) (phone|number|no)( |$)|^mobile$"
     r"|(^| )(employee|emp|staff|student|trainee|patient) (id|no|number|code)( |$)|(^| )ssn( |$)|social security"
-    r"|passport|national id|(^| )(birth|birthday|dob|date of birth)( |$)|birth date|(^| )address( |$)"
-    r"|^(고객|직원|학생|회원|환자|담당자|사용자|보호자)?(이름|성명|성함)$|(고객|직원|학생|회원|환자|담당자)명$"
+    r"|passport|national id|(^| )(birth|birthday|dob)(?! (rate|rates|weight|count|counts|order|total))( |$)"
+    r"|date of birth|birth date|(^| )address( |$)"
+    r"|^(고객|직원|학생|회원|환자|담당자|사용자|보호자)?(성명|성함)$|^(고객|직원|학생|회원|환자|담당자|사용자|보호자)이름$"
+    r"|(고객|직원|학생|회원|환자|담당자)명$"
     r"|이메일|메일|연락처|전화|휴대폰|핸드폰|사번|학번|주민등록|사원번호|직원번호|여권|생년월일|생일|주소"
+)
+# A bare "name" is personal only among columns about people: game titles, storms, products, places and species
+# have names too, and masking them hides the table's main entity.
+_BARE_NAME_RE = re.compile(r"^(name|names|이름)$")
+_PEOPLE_CONTEXT_RE = re.compile(
+    r"^(age|sex|gender|nationality|marital status|ethnicity|race|religion|occupation)$"
+    r"|(^| )(age|sex|gender)( (group|band|range|years))?$|(^| )(salary|salaries|wage|wages)( |$)"
+    r"|(^| )(e ?mail|phone|telephone|employee|emp|customer|client|patient|passenger|student|trainee|person|ssn|dob"
+    r"|birthday|surname|firstname|lastname)( |$)|(^| )(first|last) name( |$)|hire date|birth date|date of birth"
+    r"|나이|연령|성별|고객|직원|학생|회원|환자|이메일|연락처|급여|연봉|생년월일|입사"
 )
 _ID_NAME_RE = re.compile(
     r"(^| )(id|ids|uuid|guid|code|codes|postal|zip|zipcode|postcode|sku|isbn|key)( |$)|number(?! of)"
@@ -60,14 +75,28 @@ def field_name(name: str) -> str:
     return name.rsplit(" / ", 1)[-1]
 
 
-def pii_reason(name: str, series: pd.Series) -> str | None:
+def people_context(columns: Iterable[str]) -> bool:
+    """True when the table's column names describe people (age, sex, salary, customer, patient, passenger ...).
+
+    Only in such a table is a bare ``name`` column a person's name; elsewhere it names a game, storm or product.
+    """
+    return any(_PEOPLE_CONTEXT_RE.search(normalize_name(field_name(c))) for c in columns)
+
+
+def pii_reason(name: str, series: pd.Series, *, people: bool = True) -> str | None:
     """Why a column holds personal data, or None.
 
     Looks at the column name (person names, emails, phones, person ids, birth dates, addresses) and, for text, at
     the values (email or phone patterns). Anything flagged is masked in the profile and never analysed.
+
+    Args:
+        name: Column name.
+        series: The typed column.
+        people: The table is about people (``people_context``); a bare ``name`` column is masked only then. The
+            default is the cautious one, for callers that do not know the other columns.
     """
     norm = normalize_name(field_name(name))
-    if _PII_NAME_RE.search(norm):
+    if (_PII_NAME_RE.search(norm) or (people and _BARE_NAME_RE.search(norm))) and not _flag_or_fraction(series):
         return "name"
     if not _is_text(series):
         return None
@@ -82,7 +111,21 @@ def pii_reason(name: str, series: pd.Series) -> str | None:
     return None
 
 
-def classify(name: str, series: pd.Series, description: str | None, *, unit_hint: str | None = None) -> str:
+def _flag_or_fraction(series: pd.Series) -> bool:
+    """A yes/no flag (``has_email_address``) or fractional numbers (a ``phone`` survey score) hold nobody's data."""
+    if pd.api.types.is_bool_dtype(series):
+        return True
+    if not pd.api.types.is_numeric_dtype(series):
+        return False
+    present = series.dropna()
+    if present.empty:
+        return False
+    return bool(present.isin([0, 1]).all() or (present % 1 != 0).any())
+
+
+def classify(
+    name: str, series: pd.Series, description: str | None, *, unit_hint: str | None = None, people: bool = True
+) -> str:
     """Pick the column's role (see ``ROLES``).
 
     Args:
@@ -90,8 +133,9 @@ def classify(name: str, series: pd.Series, description: str | None, *, unit_hint
         series: The typed column.
         description: ``column_desc`` from column_definitions.json, if any.
         unit_hint: A unit seen in the cells during parsing (``%`` means a rate).
+        people: The table is about people (see ``pii_reason``).
     """
-    if pii_reason(name, series):
+    if pii_reason(name, series, people=people):
         return "pii"
     if pd.api.types.is_datetime64_any_dtype(series):
         return "date"

@@ -8,12 +8,22 @@ verified calculation backs is dropped (a table cell gets "-"). Every other line 
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from collections.abc import Iterable
 
-from insightloom.calc_refs import CALC_REF_RE, calc_ids
-from insightloom.report.problems import TYPED, UNCHECKED, UNKNOWN, UNVERIFIED, ProblemLine, read_problems
+from insightloom.calc_refs import CALC_REF_RE, calc_ids, reference
+from insightloom.report.problems import (
+    CONTROL,
+    NEAR_MISS,
+    TYPED,
+    UNCHECKED,
+    UNKNOWN,
+    UNVERIFIED,
+    ProblemLine,
+    read_problems,
+)
 
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?。])\s+")
 _REFUSED_REFERENCE_KINDS = {UNKNOWN, UNVERIFIED, UNCHECKED}
@@ -92,3 +102,61 @@ def refusals(results: Iterable[str]) -> tuple[set[str], set[str], set[str]]:
     charts = {chart for p in problems if (chart := p.chart)}
     typed = {p.subject for p in problems if p.kind == TYPED and not p.chart}
     return banned, typed, charts
+
+
+def drop_references(markdown: str, calc_ids_: set[str]) -> str:
+    """The report without the sentences (or with "-" for the table cells) citing any of ``calc_ids_``."""
+    lines = markdown.splitlines()
+    for calc_id in sorted(calc_ids_):
+        pattern = re.compile(re.escape(reference(calc_id)))
+        lines = [drop_sentences(line, pattern) if pattern.search(line) else line for line in lines]
+    return "\n".join(lines) + "\n"
+
+
+def _drop_written(markdown: str, written: set[str]) -> str:
+    """The report without the sentences holding a near-miss reference exactly as it was written."""
+    lines = markdown.splitlines()
+    for text in sorted(written):
+        pattern = re.compile(re.escape(text))
+        lines = [drop_sentences(line, pattern) if text in line else line for line in lines]
+    return "\n".join(lines) + "\n"
+
+
+def _without_controls(markdown: str, problems: list[ProblemLine]) -> str:
+    codes = {p.subject for p in problems if p.kind == CONTROL and re.fullmatch(r"U\+[0-9A-F]{4,6}", p.subject)}
+    return markdown.translate({int(code[2:], 16): None for code in codes})
+
+
+def repair_refused(markdown: str, refusal_text: str) -> str:
+    """Repair a draft from a render refusal's problem lines, keeping every other line word for word.
+
+    A refused reference (unknown, unverified, unchecked) or a near miss loses its sentence (a table cell gets "-"),
+    a typed number likewise, a chart whose caption holds a number is left out, and a control character is deleted.
+    """
+    problems = read_problems(refusal_text)
+    banned, typed, charts = refusals([refusal_text])
+    repaired = drop_references(without_refused(markdown, typed, charts), banned)
+    repaired = _drop_written(repaired, {p.subject for p in problems if p.kind == NEAR_MISS})
+    return _without_controls(repaired, problems)
+
+
+def _short(line: str, width: int = 90) -> str:
+    line = line.strip()
+    return line if len(line) <= width else line[: width - 3] + "..."
+
+
+def describe_changes(before: str, after: str, *, limit: int = 8) -> list[str]:
+    """What a repair changed, one line each: a line changed (old -> new) or dropped, at most ``limit`` lines."""
+    old, new = before.splitlines(), after.splitlines()
+    changes: list[str] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        gone = [line for line in old[i1:i2] if line.strip()]
+        kept = [line for line in new[j1:j2] if line.strip()]
+        changes += [f'changed "{_short(a)}" -> "{_short(b)}"' for a, b in zip(gone, kept, strict=False)]
+        changes += [f'dropped "{_short(line)}"' for line in gone[len(kept) :]]
+        changes += [f'added "{_short(line)}"' for line in kept[len(gone) :]]
+    if len(changes) > limit:
+        changes = changes[:limit] + [f"... and {len(changes) - limit} more"]
+    return changes

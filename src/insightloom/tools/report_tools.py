@@ -1,18 +1,26 @@
-"""Deterministic tools of the Validator, Reporter and Auditor: re-check, render (whole or by section) and audit."""
+"""Deterministic tools of the Validator, Reporter and Auditor: re-check, render (whole or by section), repair, audit.
+
+The Reporter's tools share a :class:`ReportMemory` within one Reporter call, so ``patch_report()`` with no argument
+repairs what the last refusal named.
+"""
 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 
 from strands import tool
 from strands.types.tools import AgentTool
 
 from ..errors import InsightloomError, RenderRefused
-from ..fileio import file_digest
+from ..fileio import file_digest, read_text
 from ..plan import parse_plan
+from ..report.audit import FINDINGS_FILE
 from ..report.audit import audit_report as run_audit
-from ..report.render import describe_problem, refuse_if_problems
+from ..report.conclusions import conclusions
+from ..report.render import MARKDOWN_NAME, describe_problem, refuse_if_problems
 from ..report.render import render_report as run_render
+from ..report.repair import describe_changes, patch_report, repair_refused
 from ..report.sections import (
     Section,
     assemble,
@@ -23,11 +31,26 @@ from ..report.sections import (
     split_sections,
     store_sections,
 )
+from ..report.summary_table import summary_table, table_refusal, with_summary_table
 from ..runtime import JobRuntime
 from ..validation import validate_job
 from .tool_results import tool_error
 
 logger = logging.getLogger(__name__)
+
+#: Render attempts of one patch_report call: each refusal is repaired in turn, until the report renders.
+PATCH_ROUNDS = 3
+
+
+@dataclass
+class ReportMemory:
+    """What the Reporter's tools remember within one Reporter call.
+
+    Attributes:
+        refusal: The text of the last render refusal ("" after a successful render).
+    """
+
+    refusal: str = ""
 
 
 def make_validate_calculations(rt: JobRuntime) -> AgentTool:
@@ -74,15 +97,53 @@ def _plan_title(rt: JobRuntime) -> str | None:
 
 
 def _render(rt: JobRuntime, markdown: str) -> str:
+    """Render the whole report. One that prints numbers but holds no table gets the summary table of the verified
+    numbers (every report has at least one table), and the answer says so."""
+    added = ""
+    if table_refusal(markdown):
+        with_table = with_summary_table(markdown, summary_table(rt.root, language=rt.language), language=rt.language)
+        if with_table != markdown:
+            markdown, added = with_table, " A summary table of the verified numbers was added (the report had none)."
     result = run_render(markdown, rt.root, status_note=rt.status_note)
     rt.note_evidence("rendered")
     return (
         f"Rendered final_report.docx with {len(result.markers)} cited calculations, "
-        f"{len(result.charts)} charts and {result.tables} tables."
+        f"{len(result.charts)} charts and {result.tables} tables.{added}"
     )
 
 
-def make_render_report(rt: JobRuntime) -> AgentTool:
+def _refused(memory: ReportMemory, exc: RenderRefused, *, whole: bool) -> dict:
+    """The refusal as a tool error, kept for patch_report() in this Reporter call."""
+    memory.refusal = _refusal_text(exc, whole=whole)
+    return tool_error(memory.refusal)
+
+
+def _render_call(rt: JobRuntime, markdown: str, memory: ReportMemory) -> str | dict:
+    """render_report: the whole report given (its sections stored too), or the stored sections assembled."""
+    whole = bool(markdown.strip())
+    try:
+        if whole:
+            store_sections(rt.root, split_sections(markdown), replace_all=True)
+        else:
+            sections = load_sections(rt.root)
+            if not sections:
+                return tool_error(
+                    "No sections are stored yet. Fix: call render_section(heading, markdown) for each section "
+                    "first, or pass the whole report as render_report(markdown)."
+                )
+            markdown = assemble(sections, _plan_title(rt))
+        answer = _render(rt, markdown)
+    except RenderRefused as exc:
+        return _refused(memory, exc, whole=whole)
+    except InsightloomError as exc:
+        return tool_error(str(exc))
+    memory.refusal = ""
+    return answer
+
+
+def make_render_report(rt: JobRuntime, memory: ReportMemory | None = None) -> AgentTool:
+    memory = memory if memory is not None else ReportMemory()
+
     @tool(name="render_report")
     def render_report(markdown: str = "") -> str | dict:
         """Render the report into final_report.docx, replacing each {{calc:ID}} by its verified value.
@@ -91,23 +152,7 @@ def make_render_report(rt: JobRuntime) -> AgentTool:
             markdown: The whole report in Markdown, numbers only as {{calc:ID}} references. Leave it empty to
                 render the sections stored with render_section, in order.
         """
-        whole = bool(markdown.strip())
-        try:
-            if whole:
-                store_sections(rt.root, split_sections(markdown), replace_all=True)
-            else:
-                sections = load_sections(rt.root)
-                if not sections:
-                    return tool_error(
-                        "No sections are stored yet. Fix: call render_section(heading, markdown) for each section "
-                        "first, or pass the whole report as render_report(markdown)."
-                    )
-                markdown = assemble(sections, _plan_title(rt))
-            return _render(rt, markdown)
-        except RenderRefused as exc:
-            return tool_error(_refusal_text(exc, whole=whole))
-        except InsightloomError as exc:
-            return tool_error(str(exc))
+        return _render_call(rt, markdown, memory)
 
     return render_report
 
@@ -130,7 +175,9 @@ def _deleted(rt: JobRuntime, heading: str, stored: list[Section]) -> str:
     )
 
 
-def make_render_section(rt: JobRuntime) -> AgentTool:
+def make_render_section(rt: JobRuntime, memory: ReportMemory | None = None) -> AgentTool:
+    memory = memory if memory is not None else ReportMemory()
+
     @tool(name="render_section")
     def render_section(heading: str, markdown: str) -> str | dict:
         """Check one section of the report and store it; render_report() then renders all stored sections.
@@ -154,7 +201,7 @@ def make_render_section(rt: JobRuntime) -> AgentTool:
             refuse_if_problems("\n".join(section.markdown() for section in new), rt.root)
             sections = store_sections(rt.root, new)
         except RenderRefused as exc:
-            return tool_error(_refusal_text(exc, whole=False))
+            return _refused(memory, exc, whole=False)
         except InsightloomError as exc:
             return tool_error(str(exc))
         return (
@@ -163,6 +210,137 @@ def make_render_section(rt: JobRuntime) -> AgentTool:
         )
 
     return render_section
+
+
+def _current_report(rt: JobRuntime) -> str | None:
+    """The report as last stored: its sections assembled when stored (they may be newer), else report.md."""
+    sections = load_sections(rt.root)
+    if sections:
+        return assemble(sections, _plan_title(rt))
+    path = rt.job.path(MARKDOWN_NAME)
+    return read_text(path, beneath=rt.root) if path.is_file() else None
+
+
+def _first_repair(rt: JobRuntime, markdown: str, memory: ReportMemory, problems: str) -> tuple[str, str] | None:
+    """The repaired draft and what it was repaired from: the given problem lines, the last refusal of this call,
+    else the last audit's findings; None when there is nothing to repair from."""
+    refusal = problems.strip() or memory.refusal
+    if refusal:
+        return repair_refused(markdown, refusal), "the render refusal"
+    findings = rt.job.path(FINDINGS_FILE)
+    if rt.audits and findings.is_file():
+        return patch_report(markdown, read_text(findings, beneath=rt.root)), f"the last audit ({FINDINGS_FILE})"
+    return None
+
+
+def _render_repaired(rt: JobRuntime, draft: str) -> tuple[str, str | None, str]:
+    """Render the draft, repairing each refusal in turn (a missing table gets the summary table).
+
+    Returns the final draft, the render's answer (None when still refused) and the last refusal's text.
+    """
+    refusal = ""
+    for _ in range(PATCH_ROUNDS):
+        store_sections(rt.root, split_sections(draft), replace_all=True)
+        try:
+            return draft, _render(rt, draft), ""
+        except RenderRefused as exc:
+            refusal = _refusal_text(exc, whole=False)
+        repaired = repair_refused(draft, refusal)
+        if repaired == draft:
+            break
+        draft = repaired
+    return draft, None, refusal
+
+
+def _patch_answer(changes: list[str], source: str, rendered: str | None, refusal: str) -> str | dict:
+    changed = "\n".join(f"- {line}" for line in changes) or "- nothing (no flagged passage is left in the report)"
+    if rendered is None:
+        return tool_error(
+            f"Patched the report from {source}, but it is still refused.\nChanged:\n{changed}\nLeft:\n{refusal}"
+        )
+    return (
+        f"{rendered}\nPatched the report from {source}; every other line is unchanged.\nChanged:\n{changed}\n"
+        "Left: nothing the renderer refuses; call the Auditor (or audit_report) to confirm."
+    )
+
+
+def make_patch_report(rt: JobRuntime, memory: ReportMemory | None = None) -> AgentTool:
+    memory = memory if memory is not None else ReportMemory()
+
+    @tool(name="patch_report")
+    def patch_report_tool(problems: str = "") -> str | dict:
+        """Repair the report in place and render it again, instead of rewriting it.
+
+        From the last render refusal of this call (or the problem lines you pass), or else from the last audit's
+        findings (audit_findings.json): a wrong value becomes the cited calculation's reference, a sentence holding
+        a typed number, an undefined marker, or a refused or near-miss reference is dropped (a table cell gets
+        "-"), a chart whose caption holds a number is left out, and a report without a table gets the summary
+        table. Every other line stays word for word. Answers with what changed and what is left.
+
+        Args:
+            problems: The refusal's problem lines to repair ("- typed number '12' in section ..."); leave it empty
+                to repair the last refusal, or the last audit's findings when nothing was refused.
+        """
+        try:
+            markdown = _current_report(rt)
+            if markdown is None:
+                return tool_error("There is no report to patch yet. Fix: render it first with render_report(markdown).")
+            first = _first_repair(rt, markdown, memory, problems)
+            if first is None:
+                return tool_error(
+                    "Nothing to repair from: no render was refused in this call and the report was not audited. "
+                    "Fix: pass the refusal's problem lines as patch_report(problems), or render the report first."
+                )
+            draft, source = first
+            draft, rendered, refusal = _render_repaired(rt, draft)
+        except (ValueError, AttributeError) as exc:  # audit_findings.json that is not the audit's JSON
+            return tool_error(f"Cannot read what to repair ({exc}). Fix: rewrite the flagged passages yourself.")
+        except InsightloomError as exc:
+            return tool_error(str(exc))
+        memory.refusal = refusal
+        return _patch_answer(describe_changes(markdown, draft), source, rendered, refusal)
+
+    return patch_report_tool
+
+
+def make_summary_table(rt: JobRuntime) -> AgentTool:
+    @tool(name="summary_table")
+    def summary_table_tool(rows: int = 8) -> str | dict:
+        """A Markdown table of the headline verified numbers (label | {{calc:ID}}), most important first.
+
+        Paste it into the report (for instance under the executive summary): every report that prints numbers
+        needs at least one table.
+
+        Args:
+            rows: The most rows (1 to 20).
+        """
+        try:
+            table = summary_table(rt.root, language=rt.language, limit=max(1, min(int(rows), 20)))
+        except (InsightloomError, ValueError) as exc:
+            return tool_error(str(exc))
+        if not table:
+            return tool_error("No verified number can go in a table yet. Fix: run the Validator first.")
+        return table
+
+    return summary_table_tool
+
+
+def make_draft_conclusions(rt: JobRuntime) -> AgentTool:
+    @tool(name="draft_conclusions")
+    def draft_conclusions() -> str | dict:
+        """Draft conclusions that say what the verified findings mean: the main driver (the top group of the headline
+        breakdown and its share, or a tie), how concentrated the total is, the direction of the trend and a strong
+        relationship. One Markdown line each, numbers as {{calc:ID}}; use them under the conclusions heading, with
+        your recommendations, rather than describing how the numbers were computed."""
+        try:
+            lines = conclusions(rt.root, language=rt.language)
+        except InsightloomError as exc:
+            return tool_error(str(exc))
+        if not lines:
+            return "No breakdown, trend or correlation was verified: conclude from the headline figures instead."
+        return "\n".join(f"- {line}" for line in lines)
+
+    return draft_conclusions
 
 
 def make_audit_report(rt: JobRuntime) -> AgentTool:

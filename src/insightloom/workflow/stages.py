@@ -10,7 +10,7 @@ import logging
 import platform
 from importlib import metadata
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from .. import __version__
 from ..agents import build_agent, make_agent_tools
@@ -23,6 +23,7 @@ from ..intake import ingest
 from ..jobs import JobFolder, read_json
 from ..plan import normalise_plan, plan_problems
 from ..prompting import render_prompt
+from ..report.usability import Degenerate, degenerate_reasons
 from ..runtime import JobRuntime
 from ..timeutil import utc_now
 from ..tools import make_handoff
@@ -231,6 +232,27 @@ def _review_reasons(rt: JobRuntime) -> list[str]:
     return reasons
 
 
+def _profile_dict(rt: JobRuntime) -> dict[str, Any]:
+    """The data profile as a dict: the one intake built, else ``cache/profile.json`` (a resumed job)."""
+    if rt.profile is not None:
+        return rt.profile.to_dict()
+    try:
+        data = read_json(rt.job.path("cache/profile.json"), beneath=rt.root)
+    except (OSError, ValueError) as exc:
+        logger.warning("cannot read the data profile: %s", exc)
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _degenerate(rt: JobRuntime) -> list[Degenerate]:
+    reasons = degenerate_reasons(
+        _profile_dict(rt), rt.root, minimum=rt.settings.min_verified_numbers, language=rt.language
+    )
+    for reason in reasons:
+        logger.warning("job %s: degenerate report (%s)", rt.job.id, reason.kind)
+    return reasons
+
+
 def _stamp_report(rt: JobRuntime, note: str) -> None:
     """Re-render the last report.md with the note under the title. Nothing else changes, so no re-audit."""
     from ..report.render import MARKDOWN_NAME, render_report
@@ -248,18 +270,19 @@ def _stamp_report(rt: JobRuntime, note: str) -> None:
 def final_status(rt: JobRuntime) -> tuple[Status, str | None]:
     """The terminal status after the Supervisor finished, and its message.
 
-    ``completed`` needs a rendered report whose audit passed and no calculation left ``needs_review``. Otherwise
+    ``completed`` needs a rendered report whose audit passed, no cited calculation left ``needs_review`` and no
+    sign of a degenerate success (no measure, numeric-looking text columns, too few verified numbers). Otherwise
     the job ends ``needs_review``: the message says why, and the report gets the same note under its title (in the
     report's language) before the PDF is exported, so the status is visible in the document itself.
     """
     docx = rt.job.path("final_report.docx")
     if not docx.exists():
         return "failed", "The Supervisor finished without a rendered report (final_report.docx is missing)."
-    reasons = _review_reasons(rt)
+    notes = REVIEW_NOTES.get(rt.language, REVIEW_NOTES["en"])
+    reasons = [notes[reason] for reason in _review_reasons(rt)] + [reason.note for reason in _degenerate(rt)]
     if not reasons:
         return "completed", None
-    notes = REVIEW_NOTES.get(rt.language, REVIEW_NOTES["en"])
-    note = " ".join(notes[reason] for reason in reasons)
+    note = " ".join(reasons)
     rt.status_note = note  # a later render in this job keeps the note too
     _stamp_report(rt, note)
     return "needs_review", note

@@ -1,10 +1,10 @@
 """The offline Reporter: reads the Coder's notes and the citations, writes Markdown with ``{{calc:ID}}`` references.
 
-It never types a digit: every number in the report comes from a verified calculation through the renderer. On an
-Auditor retry it patches only the flagged passages of its last ``report.md`` (from ``audit_findings.json``) and keeps
-every other line word for word; when the patched report cannot be rendered it writes the report afresh, leaving out
-the references, the typed numbers (say, from the request) and the charts whose captions the refusal named. Both
-repairs are the product's (``report.repair``), reading the same problem lines and findings a hosted model reads.
+It never types a digit: every number in the report comes from a verified calculation through the renderer. Like a
+hosted model, it asks the Reporter's tools for the summary table and the conclusions (``summary_table``,
+``draft_conclusions``), and repairs a refused render or an Auditor retry with ``patch_report``, which fixes only the
+flagged passages and keeps every other line word for word. The rules behind all three are the product's
+(``report.summary_table``, ``report.conclusions``, ``report.repair``).
 """
 
 from __future__ import annotations
@@ -15,33 +15,25 @@ from typing import Any
 
 from ...analysis_utils.result_notes import parse_results as parse_results_text
 from ...calc_refs import CALC_REF_RE as REF_RE
-from ...report.repair import patch_report, refusals, without_refused
+from ...report.summary_table import with_summary_table
 from .conversation import Conversation, Reply, ToolExchange
 
 MAX_RENDERS = 4
-_TRUNCATED = "more characters; call again with offset="
+_RENDERS = ("render_report", "patch_report")
 _WORDS: dict[str, dict[str, Any]] = {
     "en": {
         "summary": "Executive summary",
         "findings": "Findings",
         "conclusions": "Conclusions",
         "intro": "This report answers the request: {request}",
-        "closing": [
-            "Every figure in this report was computed from the data by analysis scripts, recomputed "
-            "independently with DuckDB, and is cited to its formula in the references.",
-            "Figures that could not be verified were left out rather than printed.",
-        ],
+        "closing": "The key figures above sum up the verified results; the findings show where they come from.",
     },
     "ko": {
         "summary": "요약",
         "findings": "주요 분석 결과",
         "conclusions": "결론",
         "intro": "이 보고서는 다음 요청에 답합니다: {request}",
-        "closing": [
-            "이 보고서의 모든 수치는 분석 스크립트로 데이터에서 계산되었고, "
-            "DuckDB로 독립적으로 다시 계산되어 검증되었으며, 참고 문헌에 그 공식이 인용되어 있습니다.",
-            "검증되지 않은 수치는 보고서에 싣지 않았습니다.",
-        ],
+        "closing": "위의 핵심 수치가 검증된 결과를 요약하며, 주요 분석 결과가 그 근거를 보여 줍니다.",
     },
 }
 
@@ -70,12 +62,19 @@ def _usable(text: str, allowed: set[str]) -> bool:
 
 
 def compose(
-    results_text: str, citations_text: str, *, title: str, request: str, language: str, banned: set[str]
+    results_text: str,
+    citations_text: str,
+    *,
+    title: str,
+    request: str,
+    language: str,
+    table: str = "",
+    conclusions: tuple[str, ...] = (),
 ) -> str:
-    """Build the report Markdown from the notes, using only verified calculations not in ``banned``."""
+    """Build the report Markdown from the notes (only verified calculations), the summary table and conclusions."""
     words = _WORDS.get(language, _WORDS["en"])
     statuses = _statuses(citations_text)
-    allowed = {cid for cid, status in statuses.items() if status == "verified"} - banned
+    allowed = {cid for cid, status in statuses.items() if status == "verified"}
     sections = parse_results_text(results_text)
     lines = [f"# {title}", "", f"## {words['summary']}", "", words["intro"].format(request=request.strip()), ""]
     for section in sections:
@@ -95,28 +94,14 @@ def compose(
             lines += [f"![{section.title}]({chart})", ""]
         if len(rows) >= 3:
             lines += rows + [""]
-    lines += [f"## {words['conclusions']}", ""] + [f"- {text}" for text in words["closing"]]
-    return "\n".join(lines) + "\n"
+    lines += [f"## {words['conclusions']}", ""] + [f"- {text}" for text in conclusions or (words["closing"],)]
+    return with_summary_table("\n".join(lines) + "\n", table, language=language)
 
 
 def _is_retry(conv: Conversation) -> bool:
     """The Supervisor asks for a retry after an audit; the task (or the Auditor's message under it) says so."""
     text = conv.user_text.lower()
     return "audit_findings.json" in text or "verdict: retry" in text
-
-
-def _patched(conv: Conversation, reads: dict[str, ToolExchange]) -> Reply | None:
-    """The retry path: read report.md and audit_findings.json, then render the patched report (None: write afresh)."""
-    for path in ("report.md", "audit_findings.json"):
-        if path not in reads:
-            return Reply.call("file_read", path=path)
-    report, audit = reads["report.md"], reads["audit_findings.json"]
-    if report.status != "success" or audit.status != "success" or _TRUNCATED in report.result + audit.result:
-        return None
-    try:
-        return Reply.call("render_report", markdown=patch_report(report.result, audit.result))
-    except (ValueError, AttributeError):
-        return None
 
 
 def _done(conv: Conversation, render: ToolExchange) -> Reply:
@@ -130,31 +115,57 @@ def _done(conv: Conversation, render: ToolExchange) -> Reply:
     )
 
 
+def _lines(exchange: ToolExchange) -> tuple[str, ...]:
+    """The bullet lines of a tool's answer (draft_conclusions), without their bullets."""
+    if exchange.status != "success":
+        return ()
+    return tuple(m.group(1) for m in re.finditer(r"^- (.+)$", exchange.result, re.M))
+
+
+def _repair(renders: list[ToolExchange], retry: bool) -> Reply | None:
+    """patch_report after a refused render, or first thing on an Auditor retry; None: write the report afresh."""
+    if not renders:
+        return Reply.call("patch_report") if retry else None
+    if renders[-1].name == "render_report":
+        return Reply.call("patch_report")  # repairs what the refusal named
+    if any(e.name == "render_report" for e in renders):
+        return _failed(renders[-1])
+    return None  # a retry whose patch failed: write the report afresh
+
+
+def _failed(render: ToolExchange) -> Reply:
+    return Reply(
+        text="## Status\nERROR\n## Completed Tasks\n- none\n## Key Insights\n- The report could not be "
+        "rendered: " + render.result[:300] + "\n## Generated Files\n- report.md"
+    )
+
+
 def reporter(conv: Conversation) -> Reply:
     exchanges = conv.exchanges()
     reads = {str(e.input.get("path")): e for e in exchanges if e.name == "file_read"}
-    renders = [e for e in exchanges if e.name == "render_report"]
+    renders = [e for e in exchanges if e.name in _RENDERS]
     if renders and renders[-1].status == "success":
         return _done(conv, renders[-1])
     if len(renders) >= MAX_RENDERS:
-        return Reply(
-            text="## Status\nERROR\n## Completed Tasks\n- none\n## Key Insights\n- The report could not be "
-            "rendered: " + renders[-1].result[:300] + "\n## Generated Files\n- report.md"
-        )
-    if _is_retry(conv) and not renders:
-        patched = _patched(conv, reads)
-        if patched is not None:
-            return patched
+        return _failed(renders[-1])
+    repair = _repair(renders, _is_retry(conv))
+    if repair is not None:
+        return repair
     for path in ("all_results.txt", "citations.json"):
         if path not in reads:
             return Reply.call("file_read", path=path)
-    banned, typed, charts = refusals(e.result for e in renders)
+    tools = {e.name: e for e in exchanges}
+    for name in ("summary_table", "draft_conclusions"):
+        if name not in tools:
+            return Reply.call(name)
+    table = tools["summary_table"].result if tools["summary_table"].status == "success" else ""
     markdown = compose(
         reads["all_results.txt"].result,
         reads["citations.json"].result,
         title=_header(conv, "Title", "Data analysis report"),
         request=_header(conv, "Request", ""),
         language=_language(conv),
-        banned=banned,
+        table=table,
+        conclusions=_lines(tools["draft_conclusions"]),
     )
-    return Reply.call("render_report", markdown=without_refused(markdown, typed, charts))
+    return Reply.call("render_report", markdown=markdown)

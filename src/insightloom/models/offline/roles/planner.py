@@ -1,4 +1,4 @@
-"""The offline Planner: a plan from the data profile, or a revision from feedback."""
+"""The offline Planner: a plan from the data profile, or a revision from feedback (both the product's rules)."""
 
 from __future__ import annotations
 
@@ -13,11 +13,10 @@ def planner(conv: Conversation) -> Reply:
 
     feedback = conv.tag("feedback")
     previous = conv.tag("previous_plan")
+    profile = conv.json_tag("data_profile") or {"tables": [], "aliases": {}, "language": "en"}
     if feedback is not None and previous:
         found = re.search(r"This is revision (\d+)", conv.system_prompt)
         revision = int(found.group(1)) if found else 1
-        return Reply(text=revise_plan(previous, feedback, revision))
-    profile = conv.json_tag("data_profile") or {"tables": [], "aliases": {}, "language": "en"}
+        return Reply(text=revise_plan(previous, feedback, revision, profile))
     request = conv.tag("request") or conv.user_text
-    lang = language(conv)
-    return Reply(text=plan_markdown(profile, request, lang, None))
+    return Reply(text=plan_markdown(profile, request, language(conv), None))

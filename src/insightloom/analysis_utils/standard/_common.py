@@ -1,0 +1,143 @@
+"""What every standard analysis needs: the resolved table, stable id stems, rates from parts, tables and charts.
+
+The constants the offline Coder used to paste into each script (view, ids, units, rate definitions, wording) are
+computed here from the job's profile at run time, so an LLM Coder calling ``run_standard`` gets exactly the same.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from insightloom.analysis import choices
+from insightloom.analysis.catalog import AnalysisSpec
+from insightloom.analysis.ids import slug, slug_map
+from insightloom.analysis.wording import texts
+from insightloom.analysis_utils.trackers import job_profile
+from insightloom.errors import BadInputError
+
+logger = logging.getLogger(__name__)
+
+TOP_N = 5
+RATE_PREFERENCE = ("roas", "ctr", "conversion_rate", "cpc")
+
+
+@dataclass(frozen=True)
+class Context:
+    """One standard analysis being run.
+
+    Attributes:
+        spec: The analysis.
+        language: ``en`` or ``ko``.
+        table: The table's profile entry.
+        view: Its view name (what checks query).
+        prefix: Id prefix: ``""`` for the first input, ``<view slug>_`` when the plan names a table.
+        tx: Wording of the kind in the language (findings templates and descriptions).
+        plan_item: The plan item text the section answers.
+    """
+
+    spec: AnalysisSpec
+    language: str
+    table: dict[str, Any]
+    view: str
+    prefix: str
+    tx: dict[str, str]
+    plan_item: str
+
+
+def resolve_table(spec: AnalysisSpec, profile: dict[str, Any]) -> dict[str, Any]:
+    """The profile table the analysis reads, after checking that every column exists and may be analysed.
+
+    Raises:
+        BadInputError: Unknown table or column, or a personal-data / identifier column.
+    """
+    tables = choices.tables(profile)
+    table = choices.find_table(profile, spec.view) if spec.view else (tables[0] if tables else None)
+    if table is None:
+        raise BadInputError(f"The plan names table '{spec.view}', which is not in the data profile.",
+                            fix="use a view name from cache/profile.json")  # fmt: skip
+    for name in spec.columns():
+        col = choices.column(table, name)
+        if col is None:
+            raise BadInputError(f"The plan names column '{name}', which table '{table.get('view')}' does not have.",
+                                fix="use the exact column names of the data profile")  # fmt: skip
+        if not choices.usable(col):
+            raise BadInputError(f"Column '{name}' holds personal data or identifiers and may not be analysed.",
+                                fix="remove it from the plan")  # fmt: skip
+    return table
+
+
+def context(spec: AnalysisSpec, language: str = "en", profile: dict[str, Any] | None = None) -> Context:
+    """Resolve the analysis against the job's profile (read from the job folder unless given)."""
+    lang = "ko" if language == "ko" else "en"
+    table = resolve_table(spec, profile if profile is not None else job_profile())
+    prefix = f"{slug(table['view'])}_" if spec.view else ""
+    return Context(spec, lang, table, str(table["view"]), prefix, texts(spec.kind, lang), spec.item_text(lang))
+
+
+def stems(table: dict[str, Any], names: Sequence[str] | None = None) -> dict[str, str]:
+    """ASCII id stems of columns: the profile's ``calc_id_stem``, else unique slugs (``매출액`` -> ``maechulaek``).
+
+    ``names`` restricts the slugs' uniqueness to those columns (the overview's analysed columns).
+    """
+    cols = table.get("columns", [])
+    chosen = [str(c.get("name")) for c in cols] if names is None else list(names)
+    result = slug_map(chosen)
+    for col in cols:
+        if col.get("calc_id_stem") and col.get("name") in result:
+            result[str(col["name"])] = str(col["calc_id_stem"])
+    return result
+
+
+def stem(table: dict[str, Any], name: str | None) -> str:
+    """The id stem of one column (``rows`` for row counts)."""
+    return stems(table).get(name or "", slug(name or "rows"))
+
+
+@dataclass(frozen=True)
+class Rate:
+    """A rate recomputed from its parts, with its label in the job's language."""
+
+    key: str
+    numerator: str
+    denominator: str
+    scale: float
+    unit: str | None
+    label: str
+
+
+def rates(table: dict[str, Any], language: str) -> dict[str, Rate]:
+    """The table's rates from parts: the profile's ``rate_pairs`` when present, else the name rules."""
+    pairs = table.get("rate_pairs")
+    if isinstance(pairs, list) and pairs:
+        found = {}
+        for pair in pairs:
+            key = str(pair.get("key"))
+            label = choices.rate_label(key, language) if key in choices.RATE_KINDS else str(pair.get("label") or key)
+            found[key] = Rate(key, str(pair["numerator"]), str(pair["denominator"]), float(pair.get("scale") or 1),
+                              pair.get("unit"), label)  # fmt: skip
+        return found
+    return {
+        key: Rate(key, d.numerator, d.denominator, d.scale, d.unit, choices.rate_label(key, language))
+        for key, d in choices.rate_defs(table).items()
+    }
+
+
+def semantic(table: dict[str, Any], name: str | None) -> str | None:
+    """The profile's ``semantic`` of a column (None when unknown)."""
+    col = choices.column(table, name) if name else None
+    return str(col["semantic"]) if col and col.get("semantic") else None
+
+
+def markdown_table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """A small markdown table (``|`` inside a cell becomes ``/``)."""
+    lines = ["| " + " | ".join(str(h) for h in header) + " |", "| " + " | ".join("---" for _ in header) + " |"]
+    lines += ["| " + " | ".join(str(cell).replace("|", "/") for cell in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def plain(text: str) -> str:
+    """Chart text: no markdown backticks."""
+    return text.replace("`", "")

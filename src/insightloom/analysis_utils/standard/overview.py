@@ -1,0 +1,102 @@
+"""The data overview: rows, columns, missing cells and their share, and the columns missing the most."""
+
+from __future__ import annotations
+
+import logging
+
+import pandas as pd
+
+from insightloom.analysis import choices
+from insightloom.analysis.catalog import AnalysisSpec
+from insightloom.analysis.wording import counted, pick
+from insightloom.analysis_utils.result_notes import append_result
+from insightloom.analysis_utils.sql import qi, ql, sql_all, sql_sum
+from insightloom.analysis_utils.standard._common import Context, context, markdown_table, stems
+from insightloom.analysis_utils.trackers import frame, track_value
+
+logger = logging.getLogger(__name__)
+
+_LISTED = 5  # columns listed in the missing-cells table
+
+
+def run_overview(spec: AnalysisSpec, *, language: str = "en") -> None:
+    """Profile the table: shape, analysed columns, missing cells (in total, share, per column), complete rows."""
+    ctx = context(spec, language)
+    df = frame(ctx.view)
+    analysed = [str(c["name"]) for c in ctx.table.get("columns", []) if choices.usable(c)]
+    cols = [c for c in analysed if c in df.columns]
+    tx, p, t, lang = ctx.tx, ctx.prefix, qi(ctx.view), ctx.language
+    per_col = df[cols].isna().sum()
+    missing, cells = int(per_col.sum()), len(df) * len(cols)
+    complete = int(df[cols].notna().all(axis=1).sum())
+    nulls = sql_sum([f"(COUNT(*) - COUNT({qi(c)}))" for c in cols])
+    names = ", ".join(ql(c) for c in cols) or "NULL"
+    r = {
+        "rows": track_value(p + "rows", len(df), tx["d_rows"], "len(df)", ctx.view, [], "high",
+                            f"SELECT COUNT(*) FROM {t}", "count"),
+        "columns": track_value(p + "columns", df.shape[1], tx["d_columns"], "df.shape[1]", ctx.view, [], "medium",
+                               None, "count", recipe={"op": "column_count", "view": ctx.view}),
+        "analysed": track_value(p + "analysed_columns", len(cols), tx["d_analysed"], "len(analysed columns)",
+                                ctx.view, [], "low",
+                                f"SELECT COUNT(*) FROM (DESCRIBE {t}) WHERE column_name IN ({names})", "count"),
+        "missing": track_value(p + "missing_cells", missing, tx["d_missing"], "df[analysed].isna().sum().sum()",
+                               ctx.view, cols, "high", f"SELECT {nulls} FROM {t}", "count"),
+        "complete": track_value(p + "complete_rows", complete, tx["d_complete"],
+                                "df[analysed].notna().all(axis=1).sum()", ctx.view, cols, "medium",
+                                f"SELECT COUNT(*) FROM {t} WHERE {sql_all([f'{qi(c)} IS NOT NULL' for c in cols])}",
+                                "count"),
+        "w_rows": counted(len(df), "row", lang),
+        "w_columns": counted(df.shape[1], "column", lang),
+        "w_analysed": counted(len(cols), "column", lang),
+        "w_missing": counted(missing, "cell", lang),
+        "w_complete": counted(complete, "row has", lang),
+    }  # fmt: skip
+    findings = [tx["shape"].format(**r)]
+    if cells:
+        share = missing / cells * 100
+        r["share"] = track_value(p + "missing_share", share, tx["d_share"],
+                                 "missing cells / (rows * analysed columns) * 100", ctx.view, cols, "medium",
+                                 f"SELECT 100 * CAST({nulls} AS DOUBLE) / (COUNT(*) * {len(cols)}) FROM {t}", "%",
+                                 2 if 0 < share < 1 else None)  # fmt: skip
+        findings.append(tx["missing"].format(**r))
+    table = ""
+    if missing:
+        table = _missing_by_column(ctx, per_col, cols, r, findings)
+    else:
+        findings.append(tx["none"])
+        # A complete table still gets its summary table: the shape in numbers.
+        shape = [
+            ("row_rows", "rows"),
+            ("row_columns", "columns"),
+            ("row_analysed", "analysed"),
+            ("row_complete", "complete"),
+        ]
+        table = markdown_table([tx["h_item"], tx["h_count"]], [[tx[label], r[key]] for label, key in shape])
+    append_result(tx["title"], plan_item=ctx.plan_item, findings=findings, table=table)
+
+
+def _missing_by_column(
+    ctx: Context, per_col: pd.Series, cols: list[str], r: dict[str, str], findings: list[str]
+) -> str:
+    """Track the columns with missing cells (how many, which has most, the leading few) and return their table."""
+    tx, p, t = ctx.tx, ctx.prefix, qi(ctx.view)
+    counts = pd.DataFrame({"column": [str(c) for c in per_col.index], "n": per_col.to_numpy()})
+    counts = counts[counts["n"] > 0].sort_values(["n", "column"], ascending=[False, True])
+    has_null = sql_sum([f"(CASE WHEN COUNT(*) > COUNT({qi(c)}) THEN 1 ELSE 0 END)" for c in cols])
+    r["with_missing"] = track_value(p + "columns_with_missing", len(counts), tx["d_with_missing"],
+                                    "(df[analysed].isna().sum() > 0).sum()", ctx.view, cols, "low",
+                                    f"SELECT {has_null} FROM {t}", "count")  # fmt: skip
+    r["w_with_missing"] = counted(len(counts), "column has", ctx.language)
+    union = " UNION ALL ".join(f"SELECT {ql(c)} AS name, COUNT(*) - COUNT({qi(c)}) AS n FROM {t}" for c in cols)
+    r["top"] = track_value(p + "most_missing_column", counts["column"].iloc[0], tx["d_top"],
+                           "column with the most missing cells (ties: name)", ctx.view, cols, "low",
+                           f"SELECT name FROM ({union}) ORDER BY n DESC, name LIMIT 1")  # fmt: skip
+    findings.append(pick(tx, "by_column", len(counts)).format(**r))
+    slugs = stems(ctx.table, cols)
+    rows = []
+    for name, n in zip(counts["column"].head(_LISTED), counts["n"].head(_LISTED), strict=True):
+        cid = p + "missing_in_" + slugs[name]
+        rows.append([name, track_value(cid, int(n), tx["d_missing_in"].format(c=name), f"df[{name!r}].isna().sum()",
+                                       ctx.view, [name], "low", f"SELECT COUNT(*) - COUNT({qi(name)}) FROM {t}",
+                                       "count")])  # fmt: skip
+    return markdown_table([tx["h_column"], tx["h_missing"]], rows)

@@ -1,0 +1,134 @@
+"""Time logic as product code: the trend axis (date, integer year, wide year columns), partial first and last periods,
+a weekend share only on daily data, and cohort dates never read as a trend."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from insightloom.analysis import time_logic
+from insightloom.analysis.time_logic import TimeAxis
+
+
+def _table(columns: list[dict[str, Any]], **keys: Any) -> dict[str, Any]:
+    return {"view": "t", "rows": 10, "columns": columns, **keys}
+
+
+DATE = {"name": "Date", "role": "date", "dtype": "datetime", "distinct": 90, "min": "2024-01-01", "max": "2024-03-30"}
+HIRED = {"name": "hire_date", "role": "date", "dtype": "datetime", "distinct": 40, "semantic": "cohort_date",
+         "min": "1990-01-01", "max": "2020-01-01"}  # fmt: skip
+YEAR = {"name": "Year", "role": "category", "dtype": "int64", "semantic": "year", "min": 1970, "max": 2011}
+
+
+def test_the_axis_comes_from_the_profile_time_axis() -> None:
+    table = _table([DATE, YEAR], time_axis={"kind": "year", "column": "Year", "period": "year"})
+    assert time_logic.trend_axis(table) == TimeAxis("year", "Year", (), "year")
+    table = _table([DATE], time_axis={"kind": "date", "column": "Date", "period": "week"})
+    assert time_logic.trend_axis(table) == TimeAxis("date", "Date", (), "week")
+
+
+def test_a_wide_table_reads_its_year_columns_in_year_order() -> None:
+    cols = [{"name": n, "role": "measure", "dtype": "float64"} for n in ("country", "y1961", "y1960", "y1962")]
+    table = _table(cols, time_axis={"kind": "wide_years", "column": None, "columns": ["y1961", "y1960", "y1962"],
+                                    "period": "year"})  # fmt: skip
+    axis = time_logic.trend_axis(table)
+    assert axis == TimeAxis("wide_years", "y1960", ("y1960", "y1961", "y1962"), "year")
+    assert time_logic.axis_for(table, "y1961") == axis
+
+
+def test_without_the_key_the_first_date_that_is_no_cohort_date_is_the_axis() -> None:
+    assert time_logic.trend_axis(_table([HIRED, DATE])) == TimeAxis("date", "Date", (), "week")  # 89 days: weeks
+    assert time_logic.trend_axis(_table([HIRED])) is None
+    assert time_logic.trend_axis(_table([DATE], time_axis=None)) is None  # the profile says: no time axis
+
+
+def test_a_cohort_date_is_never_a_trend_axis() -> None:
+    assert time_logic.trend_axis(_table([HIRED], time_axis={"kind": "date", "column": "hire_date"})) is None
+    with pytest.raises(ValueError, match="cohort date.*Fix"):
+        time_logic.axis_for(_table([HIRED]), "hire_date")
+
+
+def test_a_trend_over_an_integer_year_column_is_a_year_axis() -> None:
+    plain_year = {"name": "yr", "role": "measure", "dtype": "int64", "min": 1990, "max": 2020}
+    assert time_logic.axis_for(_table([plain_year]), "yr") == TimeAxis("year", "yr", (), "year")
+    with pytest.raises(ValueError, match="neither a date"):
+        time_logic.axis_for(_table([{"name": "n", "role": "measure", "dtype": "int64", "min": 1, "max": 9}]), "n")
+
+
+@pytest.mark.parametrize(("name", "year"), [("1960", 1960), ("y2001", 2001), ("2019년", 2019), ("X1999", 1999),
+                                            ("population", None), ("12000", None), ("1700", None)])  # fmt: skip
+def test_year_of_a_wide_column_name(name: str, year: int | None) -> None:
+    assert time_logic.year_of(name) == year
+
+
+def test_years_are_labelled_as_integers_never_as_grouped_decimals() -> None:
+    axis = TimeAxis("year", "Year", (), "year")
+    keys = time_logic.period_keys(pd.DataFrame({"Year": [1970.0, 1971.0, None, 1971.5]}), axis)
+    assert keys.tolist()[:2] == [1970, 1971] and keys.isna().tolist()[2:] == [True, True]
+    assert time_logic.period_label(keys.iloc[0], axis) == "1970"
+    assert time_logic.period_label(pd.Timestamp("2025-03-01"), TimeAxis("date", "d", (), "month")) == "2025-03"
+
+
+def test_a_wide_table_melts_to_year_and_value() -> None:
+    wide = pd.DataFrame({"country": ["A", "B"], "1961": [2.0, None], "1960": [1.0, 3.0]})
+    long = time_logic.melt_wide_years(wide, ["1960", "1961"])
+    assert long.to_dict("list") == {"year": [1960, 1960, 1961], "value": [1.0, 3.0, 2.0]}
+
+
+def _days(start: str, end: str, freq: str = "D") -> pd.Series:
+    return pd.Series(pd.date_range(start, end, freq=freq))
+
+
+def test_daily_data_from_the_29th_makes_a_partial_first_month() -> None:
+    assert time_logic.partial_ends(_days("2024-01-29", "2024-06-30"), "month") == (True, False)
+    assert time_logic.partial_ends(_days("2024-01-01", "2024-06-03"), "month") == (False, True)
+    assert time_logic.partial_ends(_days("2024-01-31", "2024-03-03"), "day") == (False, False)
+
+
+def test_weeks_from_a_wednesday_are_partial_and_monthly_rows_are_whole() -> None:
+    assert time_logic.partial_ends(_days("2024-01-03", "2024-03-03"), "week") == (True, False)  # Wed .. Sun
+    monthly = _days("2021-01-01", "2023-12-01", "MS")
+    assert time_logic.partial_ends(monthly, "month") == (False, False)
+    assert time_logic.partial_ends(monthly, "year") == (False, False)
+
+
+def test_partial_ends_are_left_out_while_two_complete_periods_remain() -> None:
+    dates = _days("2024-01-29", "2024-05-02")
+    keys = [pd.Timestamp(f"2024-0{m}-01") for m in range(1, 6)]
+    comparison = time_logic.compare_periods(keys, dates, "month")
+    assert (comparison.first, comparison.last) == (keys[1], keys[3])
+    assert comparison.excluded and comparison.partial_first and comparison.partial_last and not comparison.per_day
+
+
+def test_too_few_complete_periods_compare_per_observed_day() -> None:
+    dates = _days("2024-01-20", "2024-03-10")
+    keys = [pd.Timestamp(f"2024-0{m}-01") for m in range(1, 4)]
+    comparison = time_logic.compare_periods(keys, dates, "month")
+    assert comparison.per_day and not comparison.excluded
+    assert (comparison.first, comparison.last) == (keys[0], keys[-1])
+    days = time_logic.observed_days(dates, time_logic.bucket(dates, "month"))
+    assert days.tolist() == [12, 29, 10]
+
+
+def test_complete_ends_and_year_axes_compare_the_first_and_last_periods() -> None:
+    keys = [pd.Timestamp("2024-01-01"), pd.Timestamp("2024-02-01")]
+    assert time_logic.compare_periods(keys, _days("2024-01-01", "2024-02-29"), "month") == time_logic.Comparison(
+        keys[0], keys[1]
+    )
+    assert time_logic.compare_periods([1970, 1980, 1990], None, "year") == time_logic.Comparison(1970, 1990)
+
+
+def test_a_weekend_share_only_on_daily_data() -> None:
+    assert time_logic.weekend_share_allowed(_days("2024-01-01", "2024-03-31"))
+    assert time_logic.weekend_share_allowed(pd.Series(pd.date_range("2024-01-01", periods=500, freq="3h")))
+    assert not time_logic.weekend_share_allowed(_days("2021-01-01", "2023-12-01", "MS"), "month")
+    assert not time_logic.weekend_share_allowed(_days("2000-01-01", "2020-01-01", "YS"), "year")
+    assert not time_logic.weekend_share_allowed(_days("2024-01-01", "2024-01-04"))  # less than a week
+    assert not time_logic.weekend_share_allowed(pd.Series([None, None], dtype="datetime64[ns]"))
+
+
+def test_period_for_span_buckets() -> None:
+    assert [time_logic.period_for_span(d) for d in (30, 100, 700, 2000, None)] == ["day", "week", "month", "year",
+                                                                                   "month"]  # fmt: skip

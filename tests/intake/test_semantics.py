@@ -1,0 +1,198 @@
+"""Each column-semantics rule on its own: names in English and Korean, values and definitions."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from insightloom.intake import semantics as sem
+from insightloom.intake.semantics import ColumnFacts, column_semantics, facts_from_series
+
+
+def _facts(name: str, values: Sequence[Any], role: str = "measure", **kw: object) -> ColumnFacts:
+    return facts_from_series(name, pd.Series(list(values)), role, **kw)  # type: ignore[arg-type]
+
+
+def _verdict(name: str, values: Sequence[Any], role: str = "measure", **kw: object) -> tuple[str, str | None]:
+    decided = column_semantics(_facts(name, values, role, **kw))
+    return decided.aggregation, decided.semantic
+
+
+YEARS = [1990, 1991, 1995, 2001, 2010]
+
+
+@pytest.mark.parametrize("name", ["year", "Year", "fiscal_year", "연도", "년도", "TIME"])
+def test_year_from_a_year_or_time_name_and_values_in_1800_2100(name: str) -> None:
+    assert _verdict(name, YEARS) == ("none", "year")
+    assert column_semantics(_facts(name, YEARS)).role == "category"
+
+
+def test_year_values_alone_do_not_make_a_year_under_a_measure_name() -> None:
+    assert _verdict("Amount", YEARS) == ("sum", None)
+
+
+def test_the_only_year_like_column_of_a_table_is_the_year() -> None:
+    decided = sem.table_column_semantics([_facts("built", YEARS), _facts("Amount", [5, 6, 7, 8, 9])])
+    assert decided[0].semantic == "year" and decided[1].semantic is None
+
+
+@pytest.mark.parametrize("name", ["Rank", "SizeRank", "Dept Rank", "percentile", "순위"])
+def test_rank_names_are_ranks_never_aggregated(name: str) -> None:
+    assert _verdict(name, [1, 2, 5, 3, 4]) == ("none", "rank")
+    assert column_semantics(_facts(name, [1, 2, 5, 3, 4])).role == "identifier"
+
+
+CALENDAR = [("hr", list(range(24))), ("weekday", [1, 2, 7]), ("mnth", [1, 12]), ("season", [1, 2, 3, 4]),
+            ("yr", [0, 1, 0]), ("요일", [1, 3, 7])]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "values"), CALENDAR)
+def test_calendar_codes_are_codes(name: str, values: Sequence[Any]) -> None:
+    assert _verdict(name, values) == ("none", "code")
+
+
+@pytest.mark.parametrize("name", ["zip", "RegionName", "product code", "상품코드", "주문번호"])
+def test_ids_codes_and_numeric_names_are_codes(name: str) -> None:
+    assert _verdict(name, [10001, 10002, 10451, 90210]) == ("none", "code")
+
+
+@pytest.mark.parametrize("name", ["Pclass", "weathersit", "storm category", "등급"])
+def test_small_integer_classes_are_codes_and_categories(name: str) -> None:
+    decided = column_semantics(_facts(name, [1, 2, 3, 2, 1]))
+    assert (decided.aggregation, decided.semantic, decided.role) == ("none", "code", "category")
+
+
+def test_rows_numbered_one_to_n_are_an_index() -> None:
+    assert _verdict("instant", list(range(1, 30))) == ("none", "index")
+    assert _verdict("serial", list(range(0, 30))) == ("none", "index")
+    assert _verdict("serial", [3, 1, 2, 4]) != ("none", "index")
+
+
+OUTCOMES = [
+    ([0, 1, 1, 0], None),
+    (["yes", "no", "yes"], "yes"),
+    (["Survived", "Died"], "Survived"),
+    (["예", "아니오"], "예"),
+]
+
+
+@pytest.mark.parametrize(("values", "positive"), OUTCOMES)
+def test_two_valued_outcomes_are_binary_outcomes_averaged_as_rates(values: Sequence[Any], positive: str | None) -> None:
+    role = "measure" if isinstance(values[0], int) else "category"
+    decided = column_semantics(_facts("outcome", values, role))
+    assert (decided.aggregation, decided.semantic, decided.positive_value) == ("mean", "binary_outcome", positive)
+
+
+def test_gender_is_two_valued_but_not_an_outcome() -> None:
+    assert _verdict("Gender", ["F", "M", "F"], "category") == ("none", None)
+
+
+@pytest.mark.parametrize("name", ["lat", "Latitude", "lon", "lng", "x", "y", "위도", "경도"])
+def test_coordinates_are_averaged(name: str) -> None:
+    assert _verdict(name, [37.5, 37.6, 35.1]) == ("mean", "coordinate")
+
+
+@pytest.mark.parametrize("name", ["cumulative_cases", "cum_sales", "누적 매출", "sales_ytd"])
+def test_running_totals_by_name_are_cumulative(name: str) -> None:
+    assert _verdict(name, [5, 1, 9]) == ("mean", "cumulative")
+
+
+def test_a_total_that_never_goes_down_is_cumulative_but_an_ordinary_total_is_not() -> None:
+    assert _verdict("total_vaccinations", [1, 5, 9, 20, 40, 41]) == ("mean", "cumulative")
+    assert _verdict("total_vaccinations", [40, 5, 90, 2, 41, 3]) == ("sum", None)
+
+
+@pytest.mark.parametrize("name", ["weight", "perwt", "sample weight", "가중치"])
+def test_survey_weights_are_averaged_never_summed(name: str) -> None:
+    assert _verdict(name, [0.5, 1.2, 3.0]) == ("mean", "weight")
+
+
+def test_a_body_weight_in_kg_is_not_a_survey_weight() -> None:
+    assert _verdict("weight_kg", [60.5, 72.0]) == ("sum", None)
+
+
+AVERAGED = ["price", "Fare", "unit price", "gdpPercap", "lifeExp", "avg_score", "rating", "stars", "Age",
+            "temperature", "salary", "단가", "가격", "평균 점수", "나이", "기온", "평점"]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", AVERAGED)
+def test_prices_scores_ratings_ages_and_temperatures_are_averaged(name: str) -> None:
+    assert _verdict(name, [3.5, 4.0, 12.0])[0] == "mean"
+
+
+@pytest.mark.parametrize("name", ["Revenue", "Units", "cost", "매출액", "클릭수", "casual"])
+def test_amounts_and_counts_are_summed(name: str) -> None:
+    assert _verdict(name, [3, 40, 12]) == ("sum", None)
+
+
+@pytest.mark.parametrize(("name", "unit", "scale"), [("price_usd", "USD", 1), ("Cost ($)", "USD", 1),
+    ("revenue in dollars", "USD", 1), ("salary_in_thousands_of_dollars", "USD", 1000), ("매출(원)", "KRW", 1),
+    ("금액(천원)", "KRW", 1000), ("sales KRW", "KRW", 1), ("price_eur", "EUR", 1), ("share %", "%", 1),
+    ("growth pct", "%", 1)])  # fmt: skip
+def test_units_and_scales_come_from_names(name: str, unit: str, scale: int) -> None:
+    decided = column_semantics(_facts(name, [3.0, 4.0, 5.5]))
+    assert (decided.unit, decided.unit_scale) == (unit, scale)
+    assert decided.semantic == ("percent" if unit == "%" else "currency")
+
+
+@pytest.mark.parametrize("name", ["price", "Fare", "salary", "income", "revenue", "cost", "회원수"])
+def test_no_currency_is_invented_from_a_money_name(name: str) -> None:
+    assert column_semantics(_facts(name, [3.0, 4.0])).unit is None
+
+
+def test_units_come_from_the_definition_and_an_explicit_unit_wins() -> None:
+    assert column_semantics(_facts("pay", [1.0, 2.0], description="Monthly pay in US dollars")).unit == "USD"
+    assert column_semantics(_facts("pay", [1.0, 2.0], unit="KRW", description="in dollars")).unit == "KRW"
+
+
+def test_a_definition_can_say_a_column_is_a_running_total() -> None:
+    assert _verdict("cases", [1, 4, 2], description="Running total of cases") == ("mean", "cumulative")
+
+
+@pytest.mark.parametrize("name", ["duration", "elapsed_seconds", "trip minutes", "소요 시간(초)", "기간"])
+def test_durations_are_summed_with_their_unit(name: str) -> None:
+    assert _verdict(name, [30, 45, 12]) == ("sum", "duration")
+
+
+def test_duration_unit_from_the_name() -> None:
+    assert column_semantics(_facts("elapsed_seconds", [1, 2])).unit == "s"
+    assert column_semantics(_facts("trip minutes", [1, 2])).unit == "min"
+
+
+@pytest.mark.parametrize("name", ["Hire Date", "birth_date", "signup date", "입사일", "가입일"])
+def test_cohort_dates_by_name(name: str) -> None:
+    dates = pd.to_datetime(["2020-01-01", "2021-05-01"]).to_list()
+    assert _verdict(name, dates, "date") == ("none", "cohort_date")
+
+
+def test_an_order_date_is_not_a_cohort_date() -> None:
+    assert _verdict("Order Date", pd.to_datetime(["2020-01-01", "2021-05-01"]).to_list(), "date") == ("none", None)
+
+
+@pytest.mark.parametrize("values", [["2024-01", "2024-02"], ["2024-Q1", "2024-Q2"], ["2023Q4", "2024Q1"]])
+def test_year_month_and_quarter_text_is_a_period(values: Sequence[Any]) -> None:
+    assert _verdict("when", values, "category") == ("none", "period")
+
+
+@pytest.mark.parametrize("name", ["1970", "y2001", "X1999", "yr_2005"])
+def test_year_headers(name: str) -> None:
+    assert sem.year_of_header(name) is not None
+    assert sem.year_of_header("1700") is None and sem.year_of_header("Sales") is None
+
+
+def test_period_from_the_span() -> None:
+    assert sem.period_for_span("2024-01-01", "2024-01-20") == "day"
+    assert sem.period_for_span("2024-01-01", "2024-04-01") == "week"
+    assert sem.period_for_span("2024-01-01", "2025-06-01") == "month"
+    assert sem.period_for_span("2010-01-01", "2024-06-01") == "year"
+    assert sem.period_for_span(None, "x") == "month"
+
+
+def test_facts_from_an_older_profile_entry_give_the_same_verdict() -> None:
+    entry = {"name": "Rank", "dtype": "int64", "role": "measure", "missing": 0, "distinct": 5, "min": 1, "max": 5}
+    assert column_semantics(sem.facts_from_profile(entry, 5)).semantic == "rank"
+    year = {"name": "year", "dtype": "int64", "role": "measure", "missing": 0, "distinct": 3, "min": 1990, "max": 2000}
+    assert column_semantics(sem.facts_from_profile(year, 9)).semantic == "year"

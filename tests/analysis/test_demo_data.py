@@ -54,8 +54,8 @@ def test_make_demo_data_script_writes_the_file(tmp_path: Path) -> None:
 
 
 def test_wide_sample_table_is_deterministic_and_plans_up_to_forty_items(tmp_path: Path) -> None:
+    from insightloom.analysis.planning import plan_markdown
     from insightloom.intake import ingest
-    from insightloom.models.offline.analyst import plan_markdown
     from insightloom.plan import parse_plan
     from insightloom.wide_demo_data import ATTRIBUTES, generate_wide_csv
 

@@ -1,20 +1,14 @@
-"""The offline Planner: analysis choice, plan format, item wording round trip and plan revision."""
+"""Planning (product functions every Planner reads): analysis choice, plan format, item wording round trip and
+plan revision."""
 
 from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
+from insightloom.analysis.catalog import AnalysisSpec, parse_item
 from insightloom.analysis.ids import slug, slug_map
-from insightloom.models.offline.analyst import (
-    AnalysisSpec,
-    parse_item,
-    plan_analyses,
-    plan_markdown,
-    revise_plan,
-    script_for,
-)
+from insightloom.analysis.planning import plan_analyses, plan_markdown
+from insightloom.analysis.revision import revise_plan
 from insightloom.plan import parse_plan, plan_problems
 
 
@@ -80,13 +74,6 @@ def test_parse_item_rejects_unknown_text_and_personal_columns() -> None:
     assert parse_item("Break down `Amount` by `Nope`: group totals, top group and its share, bar chart", SALES) is None
     spec = AnalysisSpec("breakdown", measure="Amount", by="Region", agg="sum")
     assert parse_item("- [x] " + spec.item_text("en"), SALES) == spec
-
-
-def test_script_for_refuses_personal_columns() -> None:
-    from insightloom.errors import BadInputError
-
-    with pytest.raises(BadInputError, match="Customer Name"):
-        script_for(AnalysisSpec("distribution", measure="Customer Name"), SALES)
 
 
 def test_no_measure_means_counts_and_wide_tables_keep_few_measures() -> None:

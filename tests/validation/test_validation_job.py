@@ -126,6 +126,8 @@ def test_checks_cannot_read_other_files(tmp_path: Path) -> None:
         ("2025-01-01", "2025-01-01 00:00:00", True),
         (1, None, False),
         (float("nan"), float("nan"), False),
+        (1120458747030225.8, 1120458747030225.9, True),  # summation order on a 10^15 total: the same value
+        (1120458747030225.8, 1120458747040225.8, False),
     ],
 )
 def test_comparison_rule(tracked: object, recomputed: object, match: bool) -> None:

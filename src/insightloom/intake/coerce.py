@@ -213,7 +213,9 @@ def _best_dates(text: pd.Series) -> tuple[pd.Series | None, float]:
 def _date_candidates(text: pd.Series) -> Iterator[pd.Series]:
     iso_mask = text.str.fullmatch(_ISO_RE.pattern).fillna(False).astype(bool)
     if iso_mask.any():
-        yield pd.to_datetime(text.where(iso_mask, None), format="ISO8601", errors="coerce")
+        # "2005-04-05T00:00:00Z" and "+09:00" offsets: one naive UTC clock, so every date compares with every other
+        parsed = pd.to_datetime(text.where(iso_mask, None), format="ISO8601", errors="coerce", utc=True)
+        yield parsed.dt.tz_localize(None)
     ko = text.str.extract(_KO_DATE_RE.pattern) if text.dropna().head(50).str.contains("년").any() else None
     if ko is not None and ko[0].notna().any():
         iso = ko[0] + "-" + ko[1].str.zfill(2) + "-" + ko[2].fillna("1").str.zfill(2)

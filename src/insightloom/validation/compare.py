@@ -1,8 +1,9 @@
 """The Validator's comparison rule, in one place.
 
-DESIGN: a re-computed value and a tracked value match when |Δ| < 0.01 in their stored unit; strings must match
-exactly; a number and a numeric string compare as numbers. The check path and the LLM-verification path both call
-:func:`values_match`, so the two can never disagree on what "verified" means.
+DESIGN: a re-computed value and a tracked value match when |Δ| < 0.01 in their stored unit (or, for huge values,
+within float64 summation error, 1e-12 relative); strings must match exactly; a number and a numeric string compare
+as numbers. The check path and the LLM-verification path both call :func:`values_match`, so the two can never
+disagree on what "verified" means.
 """
 
 from __future__ import annotations
@@ -16,6 +17,9 @@ from dataclasses import dataclass
 logger = logging.getLogger(__name__)
 
 TOLERANCE = 0.01
+#: Two routes summing 10^15-sized doubles in another order differ in the last bits (0.1 on 1.1e15): still one
+#: value. Far below anything a report prints.
+FLOAT_RELATIVE_TOLERANCE = 1e-12
 
 
 @dataclass(frozen=True)
@@ -86,7 +90,7 @@ def values_match(tracked: object, recomputed: object) -> Comparison:
             same = left == right
             return Comparison(same, "" if same else f"tracked {tracked!r} != re-computed {recomputed!r}")
         delta = abs(left - right)
-        if delta < TOLERANCE:
+        if delta < TOLERANCE or delta <= FLOAT_RELATIVE_TOLERANCE * max(abs(left), abs(right)):
             return Comparison(True)
         return Comparison(False, f"tracked {tracked!r} differs from re-computed {recomputed!r} by {delta:.6g}")
     if isinstance(tracked, str) and isinstance(recomputed, str) and tracked == recomputed:

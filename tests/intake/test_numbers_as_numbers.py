@@ -64,3 +64,10 @@ def test_digit_codes_are_not_numeric_looking() -> None:
     nace = _text(["A", "01", "01.1", "01.11", "02", "02.1", "B", "05.10", "05.20", "06.1"])
     subjects = _text(["100", "100", "101", "102", "100a", "103", "104", "105", "106", "107"])
     assert numeric_text_reason(nace) is None and numeric_text_reason(subjects) is None
+
+
+def test_a_few_labels_with_one_spelled_out_are_a_category_not_lost_numbers() -> None:
+    bags = _text(["1 and 2", "3", "4", "5", "6", "7", "8", "9", "10"] * 4)
+    assert numeric_text_reason(bags) is None
+    gdp = _text([str(v) for v in range(1, 40)] + ["n.a. (est.)"])  # many values: numbers with junk in them
+    assert numeric_text_reason(gdp) is not None

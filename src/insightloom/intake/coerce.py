@@ -302,10 +302,23 @@ def numeric_text_reason(present: pd.Series, *, decimal_comma: bool = False) -> s
     others = present[~numeric]
     if _is_code_column(present[numeric], others):
         return None
+    if _is_label_column(present, others):
+        return None
     if others.empty:
         return f"all {len(present)} values are numbers, but with mixed or unsupported units or leading zeros"
     examples = ", ".join(repr(v) for v in others.drop_duplicates().head(3))
     return f"{len(others)} of {len(present)} values are not numbers (e.g. {examples})"
+
+
+#: A column with at most this many distinct values, one of them a word label, is a category of labels.
+LABEL_MAX_DISTINCT = 12
+
+
+def _is_label_column(present: pd.Series, others: pd.Series) -> bool:
+    """Bag sizes ``1 and 2``, ``3`` … ``10``: a handful of labels, one spelled out, not numbers with junk in them."""
+    few = present.nunique() <= LABEL_MAX_DISTINCT and others.nunique() == 1
+    small_whole = bool(present[~present.isin(others)].str.fullmatch(r"\d{1,3}").all())  # 3, 4 … 10: labels
+    return few and small_whole and bool(others.str.contains(r"[^\W\d_]").all())
 
 
 def _maybe_numeric(sample: pd.Series) -> bool:

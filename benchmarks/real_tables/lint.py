@@ -325,7 +325,8 @@ def tie_findings(report: Report) -> list[Finding]:
             continue
         label = rows[0][0].strip()
         for sentence in sentences:
-            if label and label in sentence and LARGEST_WORDS.search(sentence) and not TIE_WORDS.search(sentence):
+            words = re.sub(r"\[\d+\]", "", sentence)  # a citation marker "[10]" is no label "10"
+            if label and label in words and LARGEST_WORDS.search(words) and not TIE_WORDS.search(words):
                 findings.append(Finding("tie_misreported", label, f"tied with {rows[1][0].strip()!r} at {rows[0][1]}"))
                 break
     for paragraph in report.text.split("\n"):

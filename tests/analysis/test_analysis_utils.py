@@ -174,7 +174,13 @@ def test_save_chart_sizes_for_the_docx_and_writes_the_sidecar(job: Path) -> None
         assert image.size[0] == 900  # 6.0 in x 150 dpi
     assert fig.axes[0].title.get_fontsize() >= 9
     sidecar = json.loads((job / "charts" / "sales_by_region.json").read_text(encoding="utf-8"))
-    assert sidecar == {"title": "Sales", "alt": "Bar chart", "caption": "Sales by region"}
+    assert sidecar == {
+        "title": "Sales",
+        "alt": "Bar chart",
+        "caption": "Sales by region",
+        "clipped_texts": [],
+        "repeated_tick_labels": [],
+    }
 
 
 def test_save_chart_uses_a_cjk_font_for_hangul_labels(job: Path) -> None:

@@ -57,8 +57,9 @@ def test_a_daily_trend_tracks_the_same_ids_as_before_and_every_check_passes(
     calcs = _calcs(job)
     assert flush_checks() == sum(1 for c in calcs.values() if c["check"])
     expected = ["periods", "first_period", "last_period", "first_value", "last_value", "change", "peak_period",
-                "peak_value", "weekend_share"]  # fmt: skip
+                "peak_value", "peak_tied", "weekend_share"]  # fmt: skip
     assert list(calcs) == [f"sales_per_day_{k}" for k in expected]
+    assert calcs["sales_per_day_peak_tied"]["value"] == 4  # a weekly cycle: four Sundays at the peak, 16
     assert calcs["sales_per_day_first_period"]["value"] == "2024-03-04"
     assert calcs["sales_per_day_weekend_share"]["value"] == pytest.approx(100 * (15 + 16) * 4 / 364)
     assert (job / "charts" / "trend_sales_per_day.png").is_file()

@@ -185,6 +185,15 @@ def test_a_tie_called_the_largest_group_is_misreported(tmp_path: Path) -> None:
     assert "tie_misreported" not in kinds(named)
 
 
+
+def test_a_citation_marker_is_no_group_label(tmp_path: Path) -> None:
+    calcs = [sum_calc("a", "cards", 4), sum_calc("b", "cards", 4), sum_calc("c", "cards", 2)]
+    table = [["rank", "Total"], ["1", "{a}"], ["2", "{b}"], ["3", "{c}"]]
+    # "{a}" prints as "4 [1]": the marker [1] does not name the tied group "1"
+    job = clean_job(tmp_path / "job", calcs=calcs, table=table, paragraphs=["The largest total is {a} in all."])
+    assert "tie_misreported" not in kinds(job)
+
+
 def test_a_time_axis_without_a_trend_is_a_missing_trend(tmp_path: Path) -> None:
     year = {"name": "year", "dtype": "int64", "role": "measure", "min": 1975, "max": 2022, "distinct": 48}
     job = clean_job(tmp_path / "job", columns=[measure("revenue"), year])

@@ -39,6 +39,7 @@ MAX_TICK_CHARS = 28
 SCATTER_MAX_POINTS = 5000
 #: A value further than this many interquartile ranges from the median flattens a histogram.
 SKEW_IQRS = 8.0
+_TIGHT_PAD_IN = 0.05  # padding around a tight bounding box at save time
 _NAME_RE = re.compile(r"[^A-Za-z0-9_\-]+")
 
 
@@ -134,17 +135,20 @@ def _renderer(fig: Any) -> Any:
     return get() if callable(get) else fig._get_renderer()  # what draw_without_rendering uses
 
 
-def clipped_texts(fig: Any) -> list[str]:
+def clipped_texts(fig: Any, *, tight: bool = False) -> list[str]:
     """The texts of ``fig`` that reach past its edges (so the saved image cuts them), each with the edge it crosses.
 
     Uses matplotlib's own layout (the renderer's window extent of every drawn text), the same test the
-    real-tables benchmark lint applies; an empty list means no label, tick or title is clipped.
+    real-tables benchmark lint applies; an empty list means no label, tick or title is clipped. With ``tight`` the
+    edges are those of the tight bounding box ``savefig(bbox_inches="tight")`` crops to, not the figure's.
     """
     with warnings.catch_warnings():  # glyph warnings for Hangul in the default font are not layout problems
         warnings.simplefilter("ignore", UserWarning)
         fig.draw_without_rendering()
     renderer = _renderer(fig)
     box, tolerance = fig.bbox, 1.0
+    if tight:  # the saved image: the tight box (in inches) plus its padding, in display pixels
+        box = fig.get_tightbbox(renderer).padded(_TIGHT_PAD_IN).transformed(fig.dpi_scale_trans)
     problems = []
     for text in _drawn_texts(fig):
         extent = text.get_window_extent(renderer)
@@ -187,6 +191,19 @@ def _dedupe_ticks(fig: Any) -> None:
             formatter = axis.get_major_formatter()
             if len(set(labels)) < len(labels) and not isinstance(formatter, (StrCategoryFormatter, DateFormatter)):
                 compact_axis(axis)
+                _widen_flat(ax, axis)
+
+
+def _widen_flat(ax: Any, axis: Any) -> None:
+    """Widen a numeric axis whose data is (nearly) constant: its ticks differ only past the 15th digit, so no
+    format can tell them apart (a flat line of shares that all sum to 1); the view spans 10% around the value."""
+    labels = [t.get_text() for t in _tick_texts(axis)]
+    if len(set(labels)) == len(labels):
+        return
+    low, high = axis.get_view_interval()
+    middle = (float(low) + float(high)) / 2
+    half = abs(middle) * 0.1 or 1.0
+    (ax.set_ylim if axis is ax.yaxis else ax.set_xlim)(middle - half, middle + half)
 
 
 def _wrap(text: Any, length: float, room: float) -> None:
@@ -370,7 +387,15 @@ def save_chart(fig: Any, name: str, *, title: str, alt: str, caption: str) -> st
     _dedupe_ticks(fig)
     tight = _layout(fig)
     png = folder / f"{stem}.png"
-    fig.savefig(png, dpi=CHART_DPI, **({"bbox_inches": "tight", "pad_inches": 0.05} if tight else {}))
-    write_json(folder / f"{stem}.json", {"title": str(title), "alt": str(alt), "caption": str(caption)})
+    # Measured on the laid-out figure, as it is saved: what a reader (or a lint) can check without looking.
+    sidecar = {
+        "title": str(title),
+        "alt": str(alt),
+        "caption": str(caption),
+        "clipped_texts": clipped_texts(fig, tight=tight),
+        "repeated_tick_labels": repeated_tick_labels(fig),
+    }
+    fig.savefig(png, dpi=CHART_DPI, **({"bbox_inches": "tight", "pad_inches": _TIGHT_PAD_IN} if tight else {}))
+    write_json(folder / f"{stem}.json", sidecar)
     logger.debug("saved chart %s", png)
     return f"charts/{stem}.png"

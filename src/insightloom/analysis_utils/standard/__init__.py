@@ -13,7 +13,6 @@ from __future__ import annotations
 import importlib
 import logging
 from collections.abc import Callable
-
 from typing import Any
 
 from insightloom.analysis.catalog import AnalysisSpec, item_language, parse_item

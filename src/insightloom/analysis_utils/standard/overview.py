@@ -17,6 +17,7 @@ from insightloom.analysis_utils.trackers import frame, track_value
 logger = logging.getLogger(__name__)
 
 _LISTED = 5  # columns listed in the missing-cells table
+_NAMED_TIES = 3  # more columns tied for the most missing cells are counted, not named
 
 
 def run_overview(spec: AnalysisSpec, *, language: str = "en") -> None:
@@ -88,10 +89,14 @@ def _missing_by_column(
                                     f"SELECT {has_null} FROM {t}", "count")  # fmt: skip
     r["w_with_missing"] = counted(len(counts), "column has", ctx.language)
     union = " UNION ALL ".join(f"SELECT {ql(c)} AS name, COUNT(*) - COUNT({qi(c)}) AS n FROM {t}" for c in cols)
-    r["top"] = track_value(p + "most_missing_column", counts["column"].iloc[0], tx["d_top"],
-                           "column with the most missing cells (ties: name)", ctx.view, cols, "low",
-                           f"SELECT name FROM ({union}) ORDER BY n DESC, name LIMIT 1")  # fmt: skip
-    findings.append(pick(tx, "by_column", len(counts)).format(**r))
+    most = f"WITH m AS ({union}) "
+    # Columns tied for the most missing cells are all named (by name), never one of them as "the" column.
+    tied = counts[counts["n"] == counts["n"].iloc[0]]
+    r["top"] = track_value(p + "most_missing_column", ", ".join(tied["column"]), tx["d_top"],
+                           "column(s) with the most missing cells (ties: all, by name)", ctx.view, cols, "low",
+                           most + "SELECT string_agg(name, ', ' ORDER BY name) FROM m "
+                           "WHERE n = (SELECT MAX(n) FROM m)")  # fmt: skip
+    findings.append(_most_missing_finding(ctx, counts, tied, cols, most, r))
     slugs = stems(ctx.table, cols)
     rows = []
     for name, n in zip(counts["column"].head(_LISTED), counts["n"].head(_LISTED), strict=True):
@@ -100,3 +105,23 @@ def _missing_by_column(
                                        ctx.view, [name], "low", f"SELECT COUNT(*) - COUNT({qi(name)}) FROM {t}",
                                        "count")])  # fmt: skip
     return markdown_table([tx["h_column"], tx["h_missing"]], rows)
+
+
+def _most_missing_finding(
+    ctx: Context, counts: pd.DataFrame, tied: pd.DataFrame, cols: list[str], most: str, r: dict[str, str]
+) -> str:
+    """The sentence naming the column(s) missing the most: one column, a named tie, a counted tie or all equal."""
+    tx, p = ctx.tx, ctx.prefix
+    if len(tied) == 1:
+        return pick(tx, "by_column", len(counts)).format(**r)
+    r["top_n"] = track_value(p + "most_missing_cells", int(tied["n"].iloc[0]), tx["d_top_n"], "max over analysed "
+                             "columns of df[c].isna().sum()", ctx.view, cols, "low", most + "SELECT MAX(n) FROM m",
+                             "count")  # fmt: skip
+    if len(tied) == len(counts):
+        return tx["by_column_all_tied"].format(**r)
+    if len(tied) > _NAMED_TIES:
+        r["tied"] = track_value(p + "most_missing_tied", len(tied), tx["d_tied"], "number of analysed columns "
+                                "with the most missing cells", ctx.view, cols, "low",
+                                most + "SELECT COUNT(*) FROM m WHERE n = (SELECT MAX(n) FROM m)", "count")  # fmt: skip
+        return tx["by_column_tied_many"].format(**r)
+    return tx["by_column_tied"].format(**r)

@@ -11,6 +11,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from insightloom.analysis import time_logic
@@ -35,6 +36,7 @@ from insightloom.analysis_utils.trackers import (
 logger = logging.getLogger(__name__)
 
 MAX_MARKERS = 40
+_TIE = 1e-9  # relative: period values this close tie for the peak
 
 
 @dataclass(frozen=True)
@@ -309,16 +311,30 @@ def _per_day(trend: _Trend, comparison: time_logic.Comparison, r: dict[str, str]
 
 
 def _peak(trend: _Trend) -> str:
+    """The peak period and value; periods tied for the peak are counted (the earliest named), and when every period
+    has the same value no peak is claimed. Ties are within a relative tolerance, so sums added in another order (pandas
+    vs DuckDB) still tie and both routes name the same period."""
     tx, series = trend.ctx.tx, trend.series
     peak_value = float(series.max())
-    peak = series.index[series.to_numpy() == peak_value][0]  # ties: the earliest (the index is in time order)
+    tied = series.index[np.abs(series.to_numpy() - peak_value) <= _TIE * abs(peak_value)]
+    at_peak = f"abs(v - (SELECT MAX(v) FROM p)) <= {_TIE} * abs((SELECT MAX(v) FROM p))"
     words = trend.words()
-    peak_ref = trend.track("_peak_period", trend.label(peak), tx["d_peak"].format(**words),
-                           "period with the highest value (ties: earliest)", "medium",
-                           f"SELECT {trend.label_sql()} FROM p ORDER BY v DESC, period LIMIT 1")  # fmt: skip
+    all_tied = len(series) > 1 and len(tied) == len(series)
+    peak_ref = "" if all_tied else trend.track(
+        "_peak_period", trend.label(tied[0]), tx["d_peak"].format(**words),
+        "period with the highest value (ties: earliest)", "medium",
+        f"SELECT {trend.label_sql()} FROM p WHERE {at_peak} ORDER BY period LIMIT 1",
+    )  # fmt: skip
     value_ref = trend.track_number("_peak_value", peak_value, tx["d_peak_value"].format(what=trend.what),
                                    "highest value per period", "medium", "SELECT MAX(v) FROM p")  # fmt: skip
-    return tx["peak"].format(peak=peak_ref, value=value_ref)
+    if all_tied:
+        return tx["peak_all"].format(what=trend.what, value=value_ref)
+    if len(tied) == 1:
+        return tx["peak"].format(peak=peak_ref, value=value_ref)
+    tied_ref = trend.track("_peak_tied", len(tied), tx["d_peak_tied"].format(**words),
+                           "number of periods at the highest value", "low",
+                           f"SELECT COUNT(*) FROM p WHERE {at_peak}", "count")  # fmt: skip
+    return tx["peak_tied"].format(peak=peak_ref, value=value_ref, tied=tied_ref)
 
 
 def _weekend(trend: _Trend) -> list[str]:

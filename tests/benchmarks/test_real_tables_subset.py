@@ -185,7 +185,6 @@ def test_a_tie_called_the_largest_group_is_misreported(tmp_path: Path) -> None:
     assert "tie_misreported" not in kinds(named)
 
 
-
 def test_a_citation_marker_is_no_group_label(tmp_path: Path) -> None:
     calcs = [sum_calc("a", "cards", 4), sum_calc("b", "cards", 4), sum_calc("c", "cards", 2)]
     table = [["rank", "Total"], ["1", "{a}"], ["2", "{b}"], ["3", "{c}"]]

@@ -184,3 +184,50 @@ def test_fresh_profiles_of_the_shared_datasets_and_the_demo_match_the_schema(dat
         profile = ingest([path], tmp_path / f"job{index}").to_dict()
         jsonschema.validate(profile, schema)
         assert all("aggregation" in c for t in profile["tables"] for c in t["columns"])
+
+
+def test_the_parts_of_a_summed_total_are_summed_too(tmp_path: Path) -> None:
+    n = 40
+    casual, registered = RNG.integers(0, 300, n), RNG.integers(0, 900, n)
+    table = _profile(tmp_path, pd.DataFrame({"casual": casual, "registered": registered, "cnt": casual + registered,
+                                             "temp": RNG.uniform(0, 1, n)}))  # fmt: skip
+    assert [_col(table, c)["aggregation"] for c in ("cnt", "casual", "registered", "temp")] == ["sum"] * 3 + ["mean"]
+
+
+def test_a_percent_file_is_a_yearly_trend_of_percentages(tmp_path: Path) -> None:
+    frame = pd.DataFrame({"Year": range(1970, 1990), "Agriculture": RNG.uniform(4, 40, 20).round(2),
+                          "Biology": RNG.uniform(29, 60, 20).round(2)})  # fmt: skip
+    table = _profile(tmp_path, frame, "percent-bachelors-degrees-women-usa.csv")
+    assert table["time_axis"] == {"kind": "year", "column": "Year", "period": "year"}
+    for name in ("Agriculture", "Biology"):
+        assert (_col(table, name)["semantic"], _col(table, name)["unit"], _col(table, name)["aggregation"]) == (
+            "percent", "%", "mean")  # fmt: skip
+
+
+def test_a_panel_averages_its_population_and_leads_with_life_expectancy(tmp_path: Path) -> None:
+    n = 24
+    frame = pd.DataFrame({"country": np.repeat(["A", "B", "C", "D"], 6), "year": np.tile(range(1952, 1982, 5), 4),
+                          "lifeExp": RNG.uniform(30, 80, n).round(1),
+                          "pop": RNG.integers(100_000, 10**9, n)})  # fmt: skip
+    table = _profile(tmp_path, frame, "gapminder.csv")
+    assert _col(table, "pop")["aggregation"] == "mean"
+    assert _headline(table)[0] == "lifeExp"
+
+
+def test_the_table_named_after_a_measure_leads_with_it(tmp_path: Path) -> None:
+    n = 60
+    frame = pd.DataFrame({"affairs": RNG.choice([0, 1, 2, 3, 7, 12], n), "age": RNG.integers(18, 60, n),
+                          "rating": RNG.integers(1, 6, n)})  # fmt: skip
+    table = _profile(tmp_path, frame, "Affairs.csv")
+    assert table["headline_measures"][0] == {"column": "affairs", "reason": "the table is named after it"}
+    assert _col(table, "affairs")["aggregation"] == "mean"
+
+
+def test_the_shared_datasets_and_the_demo_keep_their_sums(datasets: Path, tmp_path: Path) -> None:
+    summed = {"Amount", "Qty", "노출수", "클릭수", "전환수", "광고비용", "매출액", "Units", "Revenue"}
+    demo = generate_demo_csv(tmp_path / "demo.csv")
+    found: dict[str, str] = {}
+    for index, path in enumerate([*sorted(datasets.rglob("*.csv")), demo]):
+        for table in ingest([path], tmp_path / f"job{index}").to_dict()["tables"]:
+            found |= {c["name"]: c["aggregation"] for c in table["columns"] if c["name"] in summed}
+    assert found == dict.fromkeys(summed, "sum")

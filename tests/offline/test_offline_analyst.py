@@ -141,7 +141,9 @@ def test_charts_sidecars_and_findings(runs: dict[str, JobRun], name: str) -> Non
     charts = sorted((run.job / "charts").glob("*.png"))
     assert len(charts) >= (3 if name == "demo" else 2)
     for chart in charts:
-        assert set(json.loads(chart.with_suffix(".json").read_text(encoding="utf-8"))) == {"title", "alt", "caption"}
+        sidecar = json.loads(chart.with_suffix(".json").read_text(encoding="utf-8"))
+        assert set(sidecar) == {"title", "alt", "caption", "clipped_texts", "repeated_tick_labels"}
+        assert sidecar["clipped_texts"] == [] and sidecar["repeated_tick_labels"] == [], chart.name
     ids = {c["id"] for c in run.calcs}
     sections = read_results(run.job / "all_results.txt")
     assert len(sections) == len(run.specs)

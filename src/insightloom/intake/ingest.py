@@ -142,7 +142,8 @@ def _cache_table(
         desc = definitions.get(name)
         roles[name] = classify(name, series, desc, unit_hint=hints[name], people=people)
         units[name] = unit_for(name, series, roles[name], desc, hints[name])
-    columns = profile_columns(typed, roles, units, definitions)  # semantics may refine a role (a year: category)
+    # The semantics may refine a role (a year: category); the file name may say what the values are (percent).
+    columns = profile_columns(typed, roles, units, definitions, table_name=file_name)
     for col in columns:
         texts.append(col.name)
         if col.role == "category":

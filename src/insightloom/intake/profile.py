@@ -165,11 +165,13 @@ class TableProfile:
 
     def annotate(self, frame: pd.DataFrame | None = None) -> TableProfile:
         """Decide the table's semantics (rate pairs, headline measures, time axis, calc id stems) in place."""
-        decided = semantics.table_semantics([c.to_dict() for c in self.columns], self.rows, frame)
+        decided = semantics.table_semantics([c.to_dict() for c in self.columns], self.rows, frame, table_name=self.file)
         self.rate_pairs, self.headline_measures = decided.rate_pairs, decided.headline_measures
         self.time_axis = decided.time_axis
         for col in self.columns:
             col.calc_id_stem = decided.calc_id_stems[col.name]
+            if col.name in decided.summed_parts:
+                col.aggregation = "sum"
         return self
 
 
@@ -315,7 +317,12 @@ def dtype_label(series: pd.Series) -> str:
 
 
 def profile_columns(
-    typed: dict[str, pd.Series], roles: dict[str, str], units: dict[str, str | None], definitions: dict[str, str]
+    typed: dict[str, pd.Series],
+    roles: dict[str, str],
+    units: dict[str, str | None],
+    definitions: dict[str, str],
+    *,
+    table_name: str = "",
 ) -> list[ColumnProfile]:
     """Profile every typed column of one table with its semantics (aggregation, semantic, unit, final role).
 
@@ -324,12 +331,13 @@ def profile_columns(
         roles: The role ``roles.classify`` gave each column (the semantics may refine it: a year is a category).
         units: The unit ``roles.unit_for`` found (the semantics may add one from the name).
         definitions: ``column_desc`` per column name (column_definitions.json).
+        table_name: The file name, which may say what the values are (``percent-...csv``).
     """
     facts = [
         semantics.facts_from_series(name, series, roles[name], unit=units.get(name), description=definitions.get(name))
         for name, series in typed.items()
     ]
-    decided = semantics.table_column_semantics(facts)
+    decided = semantics.table_column_semantics(facts, table_name=table_name)
     return [
         profile_column(name, series, sem.role, unit=sem.unit, description=definitions.get(name), decided=sem)
         for (name, series), sem in zip(typed.items(), decided, strict=True)

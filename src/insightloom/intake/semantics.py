@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -39,6 +40,9 @@ AVERAGED = ("cumulative", "weight", "coordinate", "percent", "binary_outcome")
 NEVER_HEADLINE = ("year", "period", "rank", "code", "index", "coordinate", "weight", "percent", "cohort_date")
 YEAR_MIN, YEAR_MAX = 1800, 2100
 _MAX_CODE_DISTINCT = 24
+_MIN_TWO_DIGIT_YEARS = 5
+#: Below this, small integers under a year name are a year index or a school year (``year`` 1..15), kept as codes.
+_TWO_DIGIT_YEAR_MIN = 10
 _CUMULATIVE_RISING_SHARE = 0.9
 _MAX_PART_COLUMNS = 30
 _PART_SAMPLE_ROWS = 5000
@@ -66,6 +70,8 @@ class ColumnFacts:
     rising_share: float | None = None
     #: The text values look like periods (``2024-01``, ``2024-Q1``).
     period_values: bool = False
+    #: Integers that all read as clock times ``HHMM`` (0..2400, minutes below 60), with more than a day's hours.
+    clock_values: bool = False
 
     @property
     def norm(self) -> str:
@@ -117,7 +123,14 @@ def facts_from_series(
         consecutive=_consecutive(series) if integer else None,
         rising_share=_rising_share(present) if numeric else None,
         period_values=text and bool(len(present)) and bool(present.astype(str).str.match(_PERIOD_VALUE_RE).all()),
+        clock_values=integer and distinct > _MAX_CODE_DISTINCT and _clock_values(present),
     )
+
+
+def _clock_values(present: pd.Series) -> bool:
+    """Every value is a clock time written as ``HHMM`` (``517``, ``2359``): hours 0..24, minutes 0..59."""
+    values = present.astype("int64")
+    return bool(((values >= 0) & (values <= 2400) & (values % 100 < 60)).all())
 
 
 def _consecutive(series: pd.Series) -> bool:
@@ -175,6 +188,10 @@ def _number(value: Any) -> float | None:
 
 _YEAR_NAME_RE = re.compile(r"(^| )(year|years|yr|yrs|yyyy|fy|fiscal year|season year)( |$)|연도|년도|^년$|회계연도")
 _TIME_NAME_RE = re.compile(r"(^| )(time|period|date)( |$)|시점|기준년")
+_CLOCK_NAME_RE = re.compile(r"(^| )(time|hhmm|clock)( |$)|시각")
+_NUMERIC_DATE_NAME_RE = re.compile(r"(^| )(date|time|period)( |$)")
+#: ``years_of_service``, ``years experience``: a length of time, not a calendar code.
+_YEARS_COUNT_RE = re.compile(r"(^| )(years|yrs)( |$)")
 _CALENDAR_CODE_RE = re.compile(
     r"(^| )(hour|hr|weekday|wday|dow|day of week|month|mnth|mon|season|quarter|qtr|week|day|dom|minute)( |$)"
     r"|요일|분기|^월$|^일$|시간대|계절|^시$"
@@ -212,7 +229,7 @@ _MEAN_NAME_RE = re.compile(
     r"ratings|rated|stars|star|grade|age|temperature|temp|atemp|humidity|hum|windspeed|speed|density|expectancy|"
     r"exp|bmi|height|length|width|depth|pressure|salary|salaries|wage|wages|income|index|ratio|margin|yield|"
     r"elevation|altitude)( |$)"
-    r"|점수|평균|나이|가격|단가|평점|별점|기온|온도|습도|급여|연봉|임금|소득|1인당|인당|지수"
+    r"|점수|총점|평균|나이|가격|단가|평점|별점|기온|온도|습도|급여|연봉|임금|소득|1인당|인당|지수"
 )
 _RATING_NAME_RE = re.compile(r"(^| )(stars|star|rating|ratings|rated)( |$)|평점|별점")
 _MONEY_NAME_RE = re.compile(
@@ -246,13 +263,53 @@ def years_in_values(facts: ColumnFacts) -> bool:
 
 
 def is_year(facts: ColumnFacts) -> bool:
-    """A year: 4-digit integers in 1800..2100 under a year-ish or time-ish name (``year``, ``TIME``, ``연도``)."""
-    return years_in_values(facts) and (is_year_name(facts.name) or bool(_TIME_NAME_RE.search(facts.norm)))
+    """A year: 4-digit integers in 1800..2100 under a year-ish or time-ish name (``year``, ``TIME``, ``연도``).
+
+    Also the row names of an exported time series (``rownames`` 1951, 1956, ... one per row) and two-digit years
+    under a bare ``year``/``yr`` name (``63`` .. ``92``, at least five of them).
+    """
+    if years_in_values(facts):
+        named = is_year_name(facts.name) or bool(_TIME_NAME_RE.search(facts.norm))
+        return named or (bool(_INDEX_NAME_RE.match(facts.norm)) and facts.distinct == facts.rows >= 3)
+    return _two_digit_years(facts)
+
+
+def _two_digit_years(facts: ColumnFacts) -> bool:
+    return (
+        facts.norm in ("year", "yr")
+        and facts.numeric
+        and facts.integer
+        and facts.low is not None
+        and facts.high is not None
+        and facts.low >= _TWO_DIGIT_YEAR_MIN
+        and facts.high <= 99
+        and facts.distinct >= _MIN_TWO_DIGIT_YEARS
+    )
+
+
+def is_clock_time(facts: ColumnFacts) -> bool:
+    """Clock times written as ``HHMM`` integers under a time name (``dep_time`` 517, ``sched_arr_time`` 819)."""
+    return facts.clock_values and bool(_CLOCK_NAME_RE.search(facts.norm))
+
+
+def is_numeric_date(facts: ColumnFacts) -> bool:
+    """A date stored as a decimal year (``date`` 2000.0, 2000.083 ...): a point in time, never aggregated."""
+    return (
+        facts.numeric
+        and not facts.integer
+        and bool(_NUMERIC_DATE_NAME_RE.search(facts.norm))
+        and facts.low is not None
+        and facts.high is not None
+        and facts.low >= YEAR_MIN
+        and facts.high <= YEAR_MAX
+    )
 
 
 def is_calendar_code(facts: ColumnFacts) -> bool:
     """Hour 0-23, weekday 1-7, month 1-12, season or a year-ish name holding small integers (``yr`` 0/1): a code."""
     if not (facts.numeric and facts.integer) or facts.high is None or facts.low is None:
+        return False
+    if _YEARS_COUNT_RE.search(facts.norm):
         return False
     calendar = bool(_CALENDAR_CODE_RE.search(facts.norm)) or (is_year_name(facts.name) and not years_in_values(facts))
     return calendar and facts.low >= 0 and facts.high <= 60
@@ -342,9 +399,114 @@ def is_cohort_date(facts: ColumnFacts) -> bool:
 
 
 def is_mean_only(facts: ColumnFacts) -> bool:
-    """Prices, unit values, per-capita values, scores, ratings, ages, temperatures, salaries: averaged, not summed."""
+    """Prices, unit values, per-capita values, scores, ratings, ages, temperatures, salaries: averaged, not summed.
+
+    Also a one-word compound that starts or ends like an average (``percwhite``, ``popdensity``, ``gdppercap``) and
+    a column whose definition says it is an average, a median, a rate, a ratio, a percentage or per capita.
+    """
     whole = normalize_name(facts.name)  # ``Detailed Skill Scores / Coding``: the group says it is a score
-    return bool(_MEAN_NAME_RE.search(whole)) or facts.role == "rate"
+    if _MEAN_NAME_RE.search(whole) or facts.role == "rate":
+        return True
+    if any(_MEAN_COMPOUND_RE.search(token) for token in whole.split()):
+        return True
+    return bool(facts.description and _MEAN_DESCRIPTION_RE.search(facts.description))
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# Extensive flow quantities (money amounts, counts of events or things): the only values a SUM adds up to meaning.
+_ADDITIVE_WORDS = _words(
+    """amount amounts amt revenue revenues sales sale sold turnover gmv cost costs spend spending spent expense
+    expenses profit profits payment payments paid budget count counts cnt num qty quantity quantities units volume
+    orders clicks impressions views visits visitors sessions conversions installs downloads signups registrations
+    purchases transactions trips rides riders rentals passengers customers users members subscribers subs
+    subscriptions citations pages students teachers employees staff headcount households population pop births deaths
+    cases controls votes goals wins losses runs hits homeruns points freq frequency total sum precip precipitation
+    rainfall snowfall kill kills killed injuries injured fatalities accidents crimes arrests incidents attendance items
+    pieces calls tickets shipments bookings listings inventory stock stocks balance assets marketvalue"""
+)
+# Levels observed at a moment (a population, an inventory): summed across entities, never across periods.
+_STOCK_WORDS = _words(
+    """population pop inventory listings stock stocks balance assets marketvalue employees staff headcount members
+    subscribers households"""
+)
+# One-word compounds: ``poptotal``, ``totalsales``, ``numorders``; ``ncases`` (n + a counted thing); ``adcost``.
+_ADDITIVE_PREFIXES = ("pop", "total", "num")
+_ADDITIVE_SUFFIXES = ("count", "counts", "cnt", "total", "sales", "cost", "amount", "revenue", "orders", "clicks")
+_STOCK_PREFIXES = ("pop",)
+_ADDITIVE_KO_RE = re.compile(
+    r"매출|금액|판매액|판매량|비용|광고비|수량|건수|횟수|노출|클릭|전환|주문|방문|예산|지출|수익|이익|인원|합계|^총|"
+    r"인구|재고|잔액|잔고|(?<![점지계함변정분배소호])수$"
+)
+_STOCK_KO_RE = re.compile(r"인구|재고|잔액|잔고")
+_COUNT_UNITS = _words(
+    "count counts units unit pcs items item ea times orders people persons 개 건 명 회 개수 건수 회수"
+)
+_ADDITIVE_DESCRIPTION_RE = re.compile(
+    r"\b(number of|count of|total|sum of|quantity|amount of|how many)\b|횟수|건수|수량|금액|매출|합계|비용", re.I
+)
+_MEAN_COMPOUND_RE = re.compile(r"^(perc|pct|avg|mean)[a-z]+$|^[a-z]+(density|rate|ratio|pct|percap|capita|share)$")
+_MEAN_DESCRIPTION_RE = re.compile(
+    r"\b(average|mean|median|per capita|per person|per head|percent|percentage|rate|ratio|index|proportion)\b"
+    r"|평균|1인당|인당|비율|지수|단가",
+    re.I,
+)
+# ``logwage``, ``log_income``, ``lsalary``: a log of another measure (only when the values are small, like logs).
+_LOG_BASES = _ADDITIVE_WORDS | {"wage", "wages", "salary", "income", "price", "rent", "value", "gdp", "earnings"}
+_LOG_MAX = 50.0
+
+
+def _tokens(facts: ColumnFacts) -> list[str]:
+    return facts.norm.split()
+
+
+def _additive_token(token: str) -> bool:
+    """A word (or one-word compound) naming an amount or a count: ``sales``, ``poptotal``, ``ncases``, ``adcost``."""
+    if token in _ADDITIVE_WORDS:
+        return True
+    if token.startswith(_ADDITIVE_PREFIXES) and not token.startswith("popul"):  # ``popularity`` is a score
+        return True
+    if token.endswith(_ADDITIVE_SUFFIXES) and token != "account":
+        return True
+    return token.startswith("n") and token[1:] in _ADDITIVE_WORDS and len(token) > 4
+
+
+def is_log_value(facts: ColumnFacts) -> bool:
+    """A logarithm of a measure (``logwage``, ``log_income``, ``lsalary``, ``lcost``): averaged, never summed."""
+    if not facts.numeric or facts.high is None or facts.low is None:
+        return False
+    if abs(facts.high) > _LOG_MAX or abs(facts.low) > _LOG_MAX:
+        return False
+    tokens = _tokens(facts)
+    if not tokens:
+        return False
+    first = tokens[0]
+    if first in ("log", "ln", "log10", "log2") and len(tokens) > 1:
+        return True
+    return any(first.startswith(p) and first[len(p) :] in _LOG_BASES for p in ("log", "ln", "l"))
+
+
+def is_additive_name(facts: ColumnFacts) -> bool:
+    """A name, unit or definition that says the column is an extensive flow: an amount or a count of things.
+
+    English words (``sales``, ``amount``, ``cost``, ``qty``, ``clicks``, ``orders``, ``n``, ``total`` ...), Korean
+    (``매출``, ``금액``, ``비용``, ``광고비``, ``수량``, ``건수``, ``노출수`` ...), a currency or count unit, or a
+    definition saying "number of", "total", "quantity".
+    """
+    if facts.unit in CURRENCIES or (facts.unit or "").strip().lower() in _COUNT_UNITS:
+        return True
+    if facts.norm == "n" or any(_additive_token(t) for t in _tokens(facts)) or _ADDITIVE_KO_RE.search(facts.norm):
+        return True
+    return bool(facts.description and _ADDITIVE_DESCRIPTION_RE.search(facts.description))
+
+
+def is_stock_name(facts: ColumnFacts) -> bool:
+    """A level observed at a moment (population, inventory, listings, balance, assets, 인구, 재고, 잔액)."""
+    tokens = _tokens(facts)
+    stock = any(t in _STOCK_WORDS or (t.startswith(_STOCK_PREFIXES) and not t.startswith("popul")) for t in tokens)
+    return stock or bool(_STOCK_KO_RE.search(facts.norm))
 
 
 # ------------------------------------------------------------------------------------------------- units
@@ -418,6 +580,8 @@ def _numeric_semantic(facts: ColumnFacts) -> str | None:
         ("year", is_year),
         ("rank", is_rank),
         ("code", is_calendar_code),
+        ("code", is_clock_time),
+        ("period", is_numeric_date),
         ("index", is_row_index),
         ("code", is_code_name),
         ("code", is_small_code),
@@ -433,16 +597,22 @@ def _numeric_semantic(facts: ColumnFacts) -> str | None:
 
 
 def aggregation_of(facts: ColumnFacts, semantic: str | None, role: str) -> str:
-    """``sum`` only for amounts and counts; ``mean`` for values that average; ``none`` for labels."""
+    """``sum`` only for amounts and counts; ``mean`` for values that average; ``none`` for labels.
+
+    The default of a measure is ``mean``: mpg, horsepower, a delay, a mass, a population observed per year or a
+    year of education is averaged; ``sum`` needs an additive signal (:func:`is_additive_name`).
+    """
     if semantic in NOT_AGGREGATED or semantic == "cohort_date":
         return "none"
     if semantic == "binary_outcome":
         return "mean"
     if role not in ("measure", "rate"):
         return "none"
-    if semantic in AVERAGED or is_mean_only(facts):
+    if semantic in AVERAGED or is_mean_only(facts) or is_log_value(facts) or _YEARS_COUNT_RE.search(facts.norm):
         return "mean"
-    return "sum"
+    # Only an extensive flow adds up: a measurement, a level or a value without an additive name is averaged.
+    # A duration (``trip minutes``) adds up to the time spent.
+    return "sum" if semantic == "duration" or is_duration(facts) or is_additive_name(facts) else "mean"
 
 
 def role_for(facts: ColumnFacts, semantic: str | None) -> str:
@@ -456,7 +626,7 @@ def role_for(facts: ColumnFacts, semantic: str | None) -> str:
         return "category"
     if semantic in ("rank", "index"):
         return "identifier"
-    if semantic == "code" and facts.numeric and facts.role != "identifier":
+    if semantic in ("code", "period") and facts.numeric and facts.role != "identifier":
         return "category" if 0 < facts.distinct <= CATEGORY_MAX_DISTINCT else "identifier"
     return facts.role
 
@@ -492,9 +662,25 @@ def column_semantics(facts: ColumnFacts) -> ColumnSemantics:
     )
 
 
-def table_column_semantics(facts: list[ColumnFacts]) -> list[ColumnSemantics]:
-    """Semantics of every column of one table; a lone column of year-like values counts as the year."""
-    result = [column_semantics(f) for f in facts]
+def table_column_semantics(facts: list[ColumnFacts], *, table_name: str = "") -> list[ColumnSemantics]:
+    """Semantics of every column of one table, where the table itself adds meaning.
+
+    A lone column of year-like values counts as the year. In a table with a time axis (or when its values rise row
+    after row, a series in time order), a level (population, inventory, listings, balance) is averaged, not summed
+    across periods. The file name (``table_name``) speaks for
+    measures that have no name of their own: a ``percent-...`` file holds percentages, and the year columns of a
+    wide table are summed only when the file names a count and they hold whole numbers (``nkill``), else averaged.
+    """
+    result = _with_lone_year(facts, [column_semantics(f) for f in facts])
+    context = _TableContext(
+        timed=any(_is_time_column(f, s) for f, s in zip(facts, result, strict=True)),
+        wide=sum(1 for f in facts if f.numeric and year_of_header(f.name) is not None) >= _MIN_WIDE_YEARS,
+        name=ColumnFacts(name=Path(table_name).stem if table_name else "", role="measure"),
+    )
+    return [_in_table(f, s, context) for f, s in zip(facts, result, strict=True)]
+
+
+def _with_lone_year(facts: list[ColumnFacts], result: list[ColumnSemantics]) -> list[ColumnSemantics]:
     if any(s.semantic == "year" for s in result):
         return result
     lone = [i for i, f in enumerate(facts) if _lone_year_candidate(f, result[i])]
@@ -502,6 +688,38 @@ def table_column_semantics(facts: list[ColumnFacts]) -> list[ColumnSemantics]:
         f = facts[lone[0]]
         result[lone[0]] = ColumnSemantics(role=role_for(f, "year"), aggregation="none", semantic="year")
     return result
+
+
+@dataclass(frozen=True)
+class _TableContext:
+    timed: bool
+    wide: bool
+    #: The file name as facts, so the name rules read it like a column name.
+    name: ColumnFacts
+
+
+def _is_time_column(facts: ColumnFacts, sem: ColumnSemantics) -> bool:
+    return sem.semantic in ("year", "period") or (facts.role == "date" and sem.semantic != "cohort_date")
+
+
+def is_percent_table(table_name: str) -> bool:
+    """A file whose name says it holds percentages (``percent-bachelors-degrees-women-usa.csv``, ``pct_share``)."""
+    return bool(_PERCENT_NAME_RE.search(normalize_name(Path(table_name).stem)))
+
+
+def _in_table(facts: ColumnFacts, sem: ColumnSemantics, table: _TableContext) -> ColumnSemantics:
+    if sem.role not in ("measure", "rate") or sem.semantic is not None or sem.aggregation == "none":
+        return sem
+    if is_percent_table(table.name.name) and sem.unit is None:
+        return replace(sem, semantic="percent", unit="%", aggregation="mean")
+    if table.wide and year_of_header(facts.name) is not None:
+        # Counts by year (``nkill``: whole numbers) add up; shares of votes (``votes.repub``: 53.2) do not.
+        additive = facts.integer and is_additive_name(table.name) and not is_stock_name(table.name)
+        return replace(sem, aggregation="sum" if additive else "mean")
+    rising = facts.rising_share is not None and facts.rising_share >= _CUMULATIVE_RISING_SHARE
+    if sem.aggregation == "sum" and (table.timed or rising) and is_stock_name(facts):
+        return replace(sem, aggregation="mean")  # a level per period: its total over time means nothing
+    return sem
 
 
 def _lone_year_candidate(facts: ColumnFacts, sem: ColumnSemantics) -> bool:
@@ -576,15 +794,24 @@ _MEASURE_HINTS: tuple[tuple[re.Pattern[str], int, str], ...] = (
     (re.compile(r"price|fare|salary|income|wage|profit|가격|단가|급여|소득|연봉", re.I), 40, "money-like name"),
     (re.compile(r"cost|spend|비용|광고비", re.I), 30, "cost-like name"),
     (re.compile(r"total|합계|총|(^|[^a-z])cnt([^a-z]|$)", re.I), 25, "a total"),
-    (re.compile(r"score|점수", re.I), 15, "a score"),
+    (re.compile(r"score(?!d)|점수", re.I), 15, "a score"),  # not ``runs_scored``
     (re.compile(r"qty|quantity|units|수량|clicks?|클릭|conversions?|전환", re.I), 10, "a count"),
 )
 _OUTCOME_NAME_RE = re.compile(
     r"(^| )(survived|survival|churn|churned|default|defaulted|outcome|target|label|converted|conversion|success|"
-    r"passed|pass|died|death|clicked|purchased|approved|fraud|won|win|response|responded|retained|admitted)( |$)"
+    r"passed|pass|died|death|clicked|purchased|approved|fraud|won|win|wins|response|responded|retained|admitted)( |$)"
     r"|생존|이탈|합격|성공|전환여부|구매여부"
 )
 _SUMMARY_RE = re.compile(r"total|overall|avg|average|mean|summary|합계|총|평균|종합", re.I)
+#: The other side's figure (``opponents_runs_scored``, ``hits_allowed``): it ranks after the rows' own.
+_OPPONENT_RE = re.compile(r"(^| )(opponents?|opp|allowed|against|conceded)( |$)|상대")
+#: Tables about schools, students or exams, where the test scores are what is measured (``CASchools``).
+_SCHOOL_TABLE_RE = re.compile(
+    r"school|student|pupil|exam|class|course|college|universit|education|academ|학교|학생|시험"
+)
+_TEST_SCORE_RE = re.compile(r"^(read|reading|math|maths|writing|science|literacy|numeracy|test|exam)$|score(?!d)")
+_POPULATION_RE = re.compile(r"^(pop|population|pop\d+)$|인구")
+_SUBJECT_MIN = 3
 
 
 @dataclass
@@ -612,13 +839,47 @@ def headline_candidate(col: dict[str, Any], rows: int, wide_years: list[str]) ->
     )
 
 
-def _score(scored: _Scored, col: dict[str, Any], rows: int, parts: dict[str, list[str]]) -> None:
+def table_subject(column: str, table_name: str) -> bool:
+    """The table is named after the column (``Affairs.csv`` and ``affairs``, ``Wage.csv`` and ``wage``).
+
+    Only the very word: ``flights.csv`` and its ``flight`` number, or ``Salaries.csv`` and ``salary``, do not count
+    (a singular of the file's plural is as often the rows' own number as their subject).
+    """
+    col = normalize_name(field_name(column)).replace(" ", "")
+    words = normalize_name(re.sub(r"\d+", " ", Path(table_name).stem)).split() if table_name else []
+    return len(col) >= _SUBJECT_MIN and col in words
+
+
+def _numbered_groups(col: dict[str, Any]) -> bool:
+    """Values 1..k, each a group's number (``airline`` 1..6 in ``Airline.csv``), not an amount."""
+    low, high, distinct = _number(col.get("min")), _number(col.get("max")), int(col.get("distinct") or 0)
+    return low == 1 and high == distinct and "int" in str(col.get("dtype", "int"))
+
+
+def _context_points(scored: _Scored, col: dict[str, Any], table_name: str) -> None:
+    """What the table around the column says: its subject, the other side's figures, a school's test scores."""
+    norm = normalize_name(field_name(scored.name))
+    if table_subject(scored.name, table_name) and not _numbered_groups(col):
+        scored.add(45, "the table is named after it")
+    if _OPPONENT_RE.search(norm):
+        scored.add(-15)
+    if _SCHOOL_TABLE_RE.search(normalize_name(Path(table_name).stem)) and _TEST_SCORE_RE.search(norm):
+        scored.add(45, "a test score in a table about schools or students")
+    if _POPULATION_RE.search(norm) and col.get("aggregation") != "sum":
+        scored.add(-15)  # a population observed over time is the base of per-capita values, not the subject
+
+
+def _score(scored: _Scored, col: dict[str, Any], rows: int, parts: dict[str, list[str]], table_name: str) -> None:
     name = scored.name
     if col.get("unit") and col.get("semantic") != "duration":
         scored.add(50, f"currency ({col['unit']})" if col["unit"] in CURRENCIES else f"unit {col['unit']}")
-    outcome = col.get("semantic") == "binary_outcome" and bool(_OUTCOME_NAME_RE.search(normalize_name(name)))
+    outcome_name = bool(_OUTCOME_NAME_RE.search(normalize_name(name)))
+    outcome = col.get("semantic") == "binary_outcome" and outcome_name
     if outcome:
         scored.add(50, "0/1 outcome: its mean is a rate")
+    elif outcome_name:
+        scored.add(40, "an outcome (what the rows achieved: wins, deaths, conversions)")
+    _context_points(scored, col, table_name)
     if _RATING_NAME_RE.search(normalize_name(field_name(name))):
         scored.add(35, "the rating the rows are about")
     if name in parts:
@@ -639,12 +900,13 @@ def _score(scored: _Scored, col: dict[str, Any], rows: int, parts: dict[str, lis
 
 
 def headline_measures(
-    columns: list[dict[str, Any]], rows: int, *, parts: dict[str, list[str]] | None = None
+    columns: list[dict[str, Any]], rows: int, *, parts: dict[str, list[str]] | None = None, table_name: str = ""
 ) -> list[dict[str, str]]:
     """The measures that may lead a report, best first, each with the reason it ranks where it does.
 
     Currency and money-like columns first, then 0/1 outcomes, ratings and totals of other columns; never ids,
-    codes, ranks, years, coordinates, weights or percentages. ``parts`` maps a total to the columns it adds up.
+    codes, ranks, years, coordinates, weights or percentages. ``parts`` maps a total to the columns it adds up;
+    ``table_name`` (the file) names the table's subject (``Affairs.csv``: ``affairs``).
     """
     wide = wide_year_columns(columns)
     ranked = []
@@ -652,7 +914,7 @@ def headline_measures(
         if not headline_candidate(col, rows, wide):
             continue
         scored = _Scored(index, str(col["name"]))
-        _score(scored, col, rows, parts or {})
+        _score(scored, col, rows, parts or {}, table_name)
         ranked.append(scored)
     ranked.sort(key=lambda s: (-s.score, s.index))
     return [{"column": s.name, "reason": "; ".join(s.reasons) or "a complete numeric measure"} for s in ranked]
@@ -738,19 +1000,37 @@ class TableSemantics:
     headline_measures: list[dict[str, str]]
     time_axis: dict[str, Any] | None
     calc_id_stems: dict[str, str]
+    #: Averaged columns that turned out to be parts of a summed total (``casual`` of ``cnt = casual + registered``).
+    summed_parts: list[str] = field(default_factory=list)
 
 
-def table_semantics(columns: list[dict[str, Any]], rows: int, frame: pd.DataFrame | None = None) -> TableSemantics:
+def additive_parts(columns: list[dict[str, Any]], parts: dict[str, list[str]]) -> list[str]:
+    """The parts of a summed total that are not summed yet: what adds up to an amount or count is one too."""
+    summed = {str(c["name"]) for c in columns if _summable(c)}
+    return sorted({p for total, names in parts.items() if total in summed for p in names if p not in summed})
+
+
+def table_semantics(
+    columns: list[dict[str, Any]], rows: int, frame: pd.DataFrame | None = None, *, table_name: str = ""
+) -> TableSemantics:
     """Rate pairs, ranked headline measures, the time axis and calc id stems of one table's columns.
 
     ``columns`` are profile entries that already carry the per-column keys; ``frame`` (at intake) lets the
-    ranking see which column is the total of others.
+    ranking see which column is the total of others, and the parts of a summed total are summed too
+    (``summed_parts``).
     """
-    summable = [str(c["name"]) for c in columns if _summable(c)]
-    parts = total_of_parts(frame, summable) if frame is not None else {}
+    plain = [str(c["name"]) for c in columns if c.get("role") == "measure" and c.get("aggregation") in ("sum", "mean")
+             and c.get("semantic") is None]  # fmt: skip
+    parts = total_of_parts(frame, plain) if frame is not None else {}
+    summed = additive_parts(columns, parts)
+    columns = [{**c, "aggregation": "sum"} if c.get("name") in summed else c for c in columns]
+    parts = {
+        total: names for total, names in parts.items() if total in {str(c["name"]) for c in columns if _summable(c)}
+    }
     return TableSemantics(
+        summed_parts=summed,
         rate_pairs=rate_pairs(columns),
-        headline_measures=headline_measures(columns, rows, parts=parts),
+        headline_measures=headline_measures(columns, rows, parts=parts, table_name=table_name),
         time_axis=time_axis(columns),
         calc_id_stems=slug_map([str(c["name"]) for c in columns]),
     )
@@ -774,7 +1054,7 @@ def with_semantics(table: dict[str, Any]) -> dict[str, Any]:
         filled.append({**col, **semantics_dict(sem)})
     result = {**table, "columns": filled}
     if "headline_measures" not in table:
-        derived = table_semantics(filled, rows)
+        derived = table_semantics(filled, rows, table_name=str(table.get("file") or ""))
         result.update(rate_pairs=derived.rate_pairs, headline_measures=derived.headline_measures,
                       time_axis=derived.time_axis)  # fmt: skip
         result["columns"] = [{"calc_id_stem": derived.calc_id_stems[str(c["name"])], **c} for c in filled]

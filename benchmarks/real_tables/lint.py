@@ -360,6 +360,8 @@ def lead_measure(report: Report) -> str | None:
         sources = calc.get("source_columns") or []
         if len(sources) == 1 and not _is_count(calc, report, {}):  # a rate of a 0/1 or yes/no outcome, say
             return str(sources[0])
+        if len(sources) == 2 and re.match(r"(sum|mean|rate) for ", str(calc.get("formula") or "")):
+            return str(sources[1])  # one group's value: [group column, measure]
     return None
 
 

@@ -138,3 +138,16 @@ def test_columns_named_in_backticks_are_exactly_the_breakdowns() -> None:
     ignored = plan_analyses(SALES, "Break it down by `Customer Name` and `Nope`.")
     default = plan_analyses(SALES, "")
     assert [s.by for s in ignored if s.kind == "breakdown"] == [s.by for s in default if s.kind == "breakdown"]
+
+
+def test_a_text_outcome_leads_as_its_rate_and_is_never_its_own_breakdown() -> None:
+    profile = _profile([
+        _col("survived", "category", distinct=2, semantic="binary_outcome", aggregation="mean", positive_value="yes"),
+        _col("sex", "category", distinct=2),
+        _col("age", "measure", dtype="float64", distinct=80, min=1, max=80, mean=30, aggregation="mean"),
+    ])  # fmt: skip
+    specs = plan_analyses(profile)
+    kpi = next(s for s in specs if s.kind == "kpi")
+    assert kpi.measures[0] == "survived"
+    assert [(s.measure, s.by) for s in specs if s.kind == "breakdown"] == [("survived", "sex")]
+    assert [s.measure for s in specs if s.kind == "distribution"] == ["age"]  # a yes/no column has no distribution

@@ -213,3 +213,21 @@ def test_group_rates_of_a_binary_outcome(job: Path) -> None:
     ]  # fmt: skip
     assert calcs(job)["survived_rate_by_region_top"]["value"] == "East, North"
     assert all(r.share_ref is None for r in groups.rows)  # a share of a rate means nothing
+
+
+def test_a_text_outcome_is_a_rate_of_its_positive_value_overall_and_per_group(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    frame = pd.DataFrame({"survived": ["yes", "no", "yes", None, "no", "no"], "sex": ["f", "f", "m", "m", "m", "f"]})
+    columns = {
+        "survived": {"role": "category", "aggregation": "mean", "semantic": "binary_outcome", "positive_value": "yes"},
+        "sex": {"role": "category", "aggregation": "none"},
+    }
+    job = make_job(tmp_path, monkeypatch, frame, columns)
+    track_rate("data", "survived", None, "survived_rate")
+    groups = track_group_values("survived_rate_by_sex", "data", "survived", "sex", agg="rate", shares=False)
+    assert flush_checks() >= 4  # every check reproduces its value in DuckDB
+    got = calcs(job)
+    assert got["survived_rate"]["value"] == pytest.approx(40.0)  # 2 of the 5 present values
+    assert got["survived_rate"]["unit"] == "%" and "= 'yes'" in got["survived_rate"]["check"]
+    assert [(row.label, row.value) for row in groups.rows] == [("f", pytest.approx(100 / 3)), ("m", 50.0)][::-1]

@@ -233,3 +233,19 @@ def test_a_fast_subset_of_real_tables_runs_without_crash_and_is_linted(tmp_path:
         r"tables=10 completed=\d+ needs_review=\d+ failed=0 lint_clean=\d+ median_s=[\d.]+ max_s=[\d.]+", line
     )
     assert all(lint.read_report(bench.table_folder(tmp_path, r.table) / "job").text for r in results)
+
+
+def test_a_report_that_leads_with_a_group_rate_leads_with_that_outcome(tmp_path: Path) -> None:
+    rate = {"id": "survived_by_sex_1", "value": 72.5, "description": "Rate for sex = female", "unit": "%",
+            "formula": "rate for female", "source_columns": ["sex", "survived"],
+            "check": "SELECT 100 * AVG(CASE WHEN \"sex\" = 'female' THEN CASE WHEN \"survived\" = 'yes' THEN 1.0 "
+                     "ELSE 0.0 END END) FROM \"t\""}  # fmt: skip
+    calcs = [rate, sum_calc("age_total", "age", 10), {"id": "rows", "value": 30, "unit": "count", "check": "x"}]
+    job = clean_job(
+        tmp_path / "job",
+        calcs=calcs,
+        paragraphs=["Women survived at {survived_by_sex_1} of {rows}."],
+        table=[["sex", "Rate"], ["female", "{survived_by_sex_1}"], ["male", "{age_total}"]],
+    )
+    assert "wrong_headline" not in kinds(job, {"lead": ["survived"]})
+    assert kinds(job, {"lead": ["age"]})["wrong_headline"] == ["survived"]

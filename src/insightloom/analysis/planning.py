@@ -57,18 +57,37 @@ def _table_specs(table: dict[str, Any], view: str | None, request: str, full: bo
         specs.append(AnalysisSpec("kpi", view, measures=tuple(ms[: selection.MAX_KPI_MEASURES]), rates=rates))
     primary_col = selection.column(table, primary) or {}
     agg = "count" if primary is None else "sum" if selection.is_additive(primary_col) else "mean"
-    cats = selection.breakdown_columns(table, request, full=full)
+    cats = [c for c in selection.breakdown_columns(table, request, full=full) if c != primary]
     specs += [AnalysisSpec("breakdown", view, measure=primary, by=cat, agg=agg) for cat in cats]
     if not full:
         return specs
+    # A 0/1 outcome leads as its rate per group (over time too, when it is numeric); a correlation or a
+    # distribution needs a quantity.
+    quantities = [m for m in ms if _is_quantity(selection.column(table, m) or {})]
+    lead = quantities[0] if quantities else None
     axis = time_logic.trend_axis(selection.annotated(table))
     if axis is not None and axis.column:
-        specs.append(trend_spec(table, view, axis, primary, agg))
-    if len(ms) >= 2:
-        specs.append(AnalysisSpec("correlation", view, measures=(ms[0], ms[1])))
-    if primary:
-        specs.append(AnalysisSpec("distribution", view, measure=primary))
+        numeric_primary = primary is not None and _is_number(selection.column(table, primary) or {})
+        over_time = primary if numeric_primary else lead
+        time_agg = agg if over_time == primary else "count" if over_time is None else _agg(table, over_time)
+        specs.append(trend_spec(table, view, axis, over_time, time_agg))
+    if len(quantities) >= 2:
+        specs.append(AnalysisSpec("correlation", view, measures=(quantities[0], quantities[1])))
+    if lead:
+        specs.append(AnalysisSpec("distribution", view, measure=lead))
     return specs
+
+
+def _is_number(col: dict[str, Any]) -> bool:
+    return col.get("dtype") in ("int64", "float64")
+
+
+def _is_quantity(col: dict[str, Any]) -> bool:
+    return _is_number(col) and col.get("semantic") != "binary_outcome"
+
+
+def _agg(table: dict[str, Any], measure: str) -> str:
+    return "sum" if selection.is_additive(selection.column(table, measure) or {}) else "mean"
 
 
 def plan_analyses(profile: dict[str, Any], request: str = "", language: str = "en") -> list[AnalysisSpec]:

@@ -22,6 +22,8 @@ from insightloom.analysis_utils.trackers import (
     frame,
     is_integral,
     numeric,
+    outcome_sql,
+    outcome_values,
     require,
     table_of,
     track_value,
@@ -74,6 +76,7 @@ class GroupValues:
     count: int
     count_ref: str
     scale: int = 1
+    positive: str | None = None
     rows: list[GroupRow] = field(default_factory=list)
     ordered: pd.DataFrame = field(default_factory=pd.DataFrame)
     top_ref: str | None = None
@@ -95,30 +98,37 @@ def group_label(key: Any) -> str:
     return str(key)
 
 
-def _grouped(data: pd.DataFrame, measure: str | None, by: str, agg: str, scale: int) -> pd.DataFrame:
+def _grouped(
+    data: pd.DataFrame, measure: str | None, by: str, agg: str, scale: int, positive: str | None = None
+) -> pd.DataFrame:
     rows = data[data[by].notna()]
     if agg == "count" or measure is None:
         groups = rows.groupby(by, observed=True).size().astype(float)
     else:
-        values = numeric(rows[measure]).groupby(rows[by], observed=True)
+        measured = outcome_values(rows[measure], positive) if agg == "rate" else numeric(rows[measure])
+        values = measured.groupby(rows[by], observed=True)
         groups = values.sum() * scale if agg == "sum" else values.mean().dropna() * (100 if agg == "rate" else scale)
     ordered = pd.DataFrame({"key": groups.index, "value": groups.to_numpy(dtype=float)})
     return ordered.sort_values(["value", "key"], ascending=[False, True]).reset_index(drop=True)
 
 
-def group_sql(measure: str | None, agg: str, where: str | None = None, scale: int = 1) -> str:
+def group_sql(
+    measure: str | None, agg: str, where: str | None = None, scale: int = 1, positive: str | None = None
+) -> str:
     """The per-group aggregate in SQL, optionally over the rows matching ``where`` only."""
     if agg == "count" or measure is None:
         return f"COUNT(*) FILTER (WHERE {where})" if where else "COUNT(*)"
-    value = f"CASE WHEN {where} THEN {dbl(measure)} END" if where else dbl(measure)
+    expression = outcome_sql(measure, positive) if agg == "rate" else dbl(measure)
+    value = f"CASE WHEN {where} THEN {expression} END" if where else expression
     factor = 100 if agg == "rate" else scale
     sql = f"COALESCE(SUM({value}), 0)" if agg == "sum" else f"AVG({value})"
     return sql if factor == 1 else f"{factor} * {sql}"
 
 
-def _groups_cte(view: str, measure: str | None, by: str, agg: str, scale: int) -> str:
+def _groups_cte(view: str, measure: str | None, by: str, agg: str, scale: int, positive: str | None = None) -> str:
     having = f" HAVING COUNT({qi(measure)}) > 0" if agg in ("mean", "rate") and measure else ""
-    return (f"WITH g AS (SELECT {qi(by)} AS g, {group_sql(measure, agg, scale=scale)} AS v FROM {qi(view)} "
+    aggregate = group_sql(measure, agg, scale=scale, positive=positive)
+    return (f"WITH g AS (SELECT {qi(by)} AS g, {aggregate} AS v FROM {qi(view)} "
             f"WHERE {qi(by)} IS NOT NULL GROUP BY 1{having}) ")  # fmt: skip
 
 
@@ -169,7 +179,8 @@ def track_group_values(
         require(facts, "sum" if agg == "sum" else "mean")
     scale = facts.unit_scale if facts is not None and agg in ("sum", "mean") else 1
     data = frame(view)
-    ordered = _grouped(data, measure, by, agg, scale)
+    positive = facts.positive if facts is not None else None
+    ordered = _grouped(data, measure, by, agg, scale, positive)
     if ordered.empty:
         raise ValueError(f"track_group_values({prefix!r}): no {by!r} group has a value")
     tx = texts("breakdown", language)
@@ -179,14 +190,14 @@ def track_group_values(
     integral = agg == "count" or (agg == "sum" and measure is not None and is_integral(data[measure]))
     nonnull = [str(measure)] if agg in ("mean", "rate") else []
     words = {"by": by, "m": measure or "", "what": what}
-    result = GroupValues(prefix, table.view, measure, by, agg, what, unit, len(ordered), "", scale)
+    result = GroupValues(prefix, table.view, measure, by, agg, what, unit, len(ordered), "", scale, positive=positive)
     result.ordered = ordered
     result.count_ref = track_value(
         f"{prefix}_groups", len(ordered), tx["d_groups"].format(**words),
         f"number of {by} groups" + (f" with a {measure} value" if nonnull else ""), table.view, [by, *nonnull],
         "medium", None, "count", recipe={"op": "count_groups", "view": table.view, "by": by, "nonnull": nonnull},
     )  # fmt: skip
-    cte = _groups_cte(table.view, measure, by, agg, scale)
+    cte = _groups_cte(table.view, measure, by, agg, scale, positive)
     first, last = float(ordered["value"].iloc[0]), float(ordered["value"].iloc[-1])
     result.all_tied = len(ordered) > 1 and len(_tied(ordered, first)) == len(ordered)
     if not result.all_tied:
@@ -232,7 +243,8 @@ def _track_row(
     words = {"by": result.by, "g": key, "what": result.what, "m": result.measure or ""}
     value_ref = track_value(f"{result.prefix}_{i}", value, tx["d_value"].format(**words), f"{result.agg} for {key}",
                             result.view, cols, level,
-                            f"SELECT {group_sql(result.measure, result.agg, where, scale)} FROM {qi(result.view)}",
+                            f"SELECT {group_sql(result.measure, result.agg, where, scale, result.positive)} "
+                            f"FROM {qi(result.view)}",
                             result.unit, value_decimals(value, result.unit, integral))  # fmt: skip
     share_ref = None
     if result.agg in ("sum", "count") and whole:

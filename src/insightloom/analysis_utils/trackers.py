@@ -78,6 +78,7 @@ class ColumnFacts:
         semantic: ``year``, ``rank``, ``binary_outcome``, ... or None.
         unit: Unit of its values (a currency code, ``%``, ``count``) or None.
         unit_scale: Multiplier to the unit (1000 for "in thousands of dollars").
+        positive: The value that counts as 1 in a two-valued text outcome (``yes``), else None.
     """
 
     view: str
@@ -86,6 +87,7 @@ class ColumnFacts:
     semantic: str | None
     unit: str | None
     unit_scale: int
+    positive: str | None = None
 
 
 @dataclass(frozen=True)
@@ -153,7 +155,9 @@ def column_facts(view: str | None, column: str) -> ColumnFacts:
         raise ValueError(f"View {table.view!r} has no column {column!r}; its columns are: {', '.join(names[:30])}")
     aggregation = str(col.get("aggregation") or _fallback_aggregation(col))
     unit = col.get("unit") if col.get("unit") else choices.measure_unit(col)
-    return ColumnFacts(table.view, column, aggregation, col.get("semantic"), unit, int(col.get("unit_scale") or 1))
+    positive = col.get("positive_value")
+    return ColumnFacts(table.view, column, aggregation, col.get("semantic"), unit, int(col.get("unit_scale") or 1),
+                       None if positive is None else str(positive))  # fmt: skip
 
 
 def _fallback_aggregation(col: dict[str, Any]) -> str:
@@ -186,6 +190,21 @@ def require(facts: ColumnFacts, agg: str) -> None:
 def numeric(series: pd.Series) -> pd.Series:
     """The column as floats (text that is no number becomes missing, like ``CAST ... AS DOUBLE`` of a number)."""
     return pd.to_numeric(series, errors="coerce").astype(float)
+
+
+def outcome_values(series: pd.Series, positive: str | None) -> pd.Series:
+    """A 0/1 outcome as floats: numbers as they are, or a text outcome's ``positive`` value as 1 (missing stays)."""
+    if positive is None:
+        return numeric(series)
+    return (series.astype(str) == positive).astype(float).where(series.notna())
+
+
+def outcome_sql(column: str, positive: str | None) -> str:
+    """The SQL twin of :func:`outcome_values`."""
+    if positive is None:
+        return dbl(column)
+    col = qi(column)
+    return f"CASE WHEN {col} IS NULL THEN NULL WHEN CAST({col} AS VARCHAR) = {ql(positive)} THEN 1.0 ELSE 0.0 END"
 
 
 def is_integral(series: pd.Series) -> bool:
@@ -441,7 +460,8 @@ def track_rate(
     """Track ``scale * SUM(numerator) / SUM(denominator)``, recomputed from its parts rather than averaged.
 
     With ``denominator=None`` it is the rate of a 0/1 outcome: ``scale *`` the average of ``numerator`` (the share
-    of 1s among present values). ``where`` restricts both parts to matching rows.
+    of 1s among present values; for a two-valued text outcome, of the profile's ``positive_value``). ``where``
+    restricts both parts to matching rows.
 
     Raises:
         ValueError: The denominator is 0 (or no outcome value is present).
@@ -449,14 +469,15 @@ def track_rate(
     table = table_of(view)
     data = frame(view)
     rows = data.loc[_mask(data, where)]
-    num = numeric(rows[numerator])
     if denominator is None:
+        positive = column_facts(view, numerator).positive
+        num = outcome_values(rows[numerator], positive)
         den = float(num.notna().sum())
         top = float(num.sum())
-        check = f"SELECT {scale:g} * AVG({_filtered(dbl(numerator), where)}) FROM {qi(table.view)}"
+        check = f"SELECT {scale:g} * AVG({_filtered(outcome_sql(numerator, positive), where)}) FROM {qi(table.view)}"
         formula = f"{scale:g} * mean({numerator}){_where_words(where)}"
     else:
-        top, den = float(num.sum()), float(numeric(rows[denominator]).sum())
+        top, den = float(numeric(rows[numerator]).sum()), float(numeric(rows[denominator]).sum())
         check = (f"SELECT {scale:g} * SUM({_filtered(dbl(numerator), where)}) / "
                  f"NULLIF(SUM({_filtered(dbl(denominator), where)}), 0) FROM {qi(table.view)}")  # fmt: skip
         formula = f"{scale:g} * sum({numerator}) / sum({denominator}){_where_words(where)}"

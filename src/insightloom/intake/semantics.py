@@ -828,9 +828,11 @@ class _Scored:
 
 
 def headline_candidate(col: dict[str, Any], rows: int, wide_years: list[str]) -> bool:
-    """A measure that may lead: analysable, varying, not all blank, not a label, position or weight."""
+    """A measure that may lead: analysable, varying, not all blank, not a label, position or weight; a two-valued
+    text outcome (``survived`` yes/no) leads as its rate."""
+    text_outcome = col.get("semantic") == "binary_outcome" and col.get("positive_value") is not None
     return (
-        col.get("role") == "measure"
+        (col.get("role") == "measure" or text_outcome)
         and col.get("semantic") not in NEVER_HEADLINE
         and not (col.get("semantic") is None and _RATE_WORD_RE.search(str(col.get("name", ""))))
         and (col.get("distinct") or 0) > 1

@@ -32,7 +32,8 @@ def run_kpi(spec: AnalysisSpec, *, language: str = "en") -> None:
     findings: list[str] = []
     rows: list[list[str]] = []
     for m in spec.measures:
-        if numeric(df[m]).notna().sum() == 0:
+        text_outcome = semantic(ctx.table, m) == "binary_outcome" and df[m].notna().any()
+        if numeric(df[m]).notna().sum() == 0 and not text_outcome:
             continue
         _measure(ctx, m, findings, rows)
     defined = rates(ctx.table, ctx.language)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import csv
 import importlib.util
 import io
 import json
@@ -191,7 +192,8 @@ def export_csv(table: str, folder: Path) -> Path | None:
     if frame is None:
         return None
     path = folder / f"{re.sub(r'[^A-Za-z0-9_.-]', '_', item)}.csv"
-    frame.head(MAX_ROWS).to_csv(path, index=False)
+    # Every text cell quoted: a bare carriage return inside a tweet would otherwise break its row in two.
+    frame.head(MAX_ROWS).to_csv(path, index=False, quoting=csv.QUOTE_NONNUMERIC)
     return path
 
 

@@ -11,14 +11,33 @@ from pathlib import Path
 
 import pytest
 
+from insightloom.wide_demo_data import ATTRIBUTES, generate_wide_csv
+
 pytestmark = pytest.mark.e2e
 
 
 def test_ctrl_c_mid_run_cancels_and_keeps_files(tmp_path: Path) -> None:
     job = tmp_path / "job"
     env = {k: v for k, v in os.environ.items() if not k.startswith("INSIGHTLOOM_")}
+    # A long plan (a breakdown per attribute of the wide sample table): the Coder is still at work when Ctrl-C lands,
+    # however fast each script runs.
+    data = generate_wide_csv(tmp_path / "wide.csv")
+    request = "Break down revenue by " + ", ".join(f"`{name}`" for name in ATTRIBUTES)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "insightloom", "demo", "--job-dir", str(job)],
+        [
+            sys.executable,
+            "-m",
+            "insightloom",
+            "run",
+            str(data),
+            "--request",
+            request,
+            "--provider",
+            "offline",
+            "--yes",
+            "--job-dir",
+            str(job),
+        ],  # fmt: skip
         cwd=tmp_path,
         env=env,
         stdout=subprocess.PIPE,

@@ -231,3 +231,13 @@ def test_the_shared_datasets_and_the_demo_keep_their_sums(datasets: Path, tmp_pa
         for table in ingest([path], tmp_path / f"job{index}").to_dict()["tables"]:
             found |= {c["name"]: c["aggregation"] for c in table["columns"] if c["name"] in summed}
     assert found == dict.fromkeys(summed, "sum")
+
+
+def test_in_a_frequency_table_the_frequency_leads_not_a_yes_no_column() -> None:
+    from insightloom.intake.semantics import headline_measures
+
+    survived = {"name": "Survived", "role": "category", "dtype": "string", "semantic": "binary_outcome",
+                "positive_value": "Yes", "distinct": 2, "missing": 0}  # fmt: skip
+    freq = {"name": "Freq", "role": "measure", "dtype": "int64", "aggregation": "sum", "distinct": 20, "missing": 0}
+    assert [h["column"] for h in headline_measures([survived, freq], 32)] == ["Freq"]
+    assert [h["column"] for h in headline_measures([survived], 32)] == ["Survived"]  # person rows: the rate leads

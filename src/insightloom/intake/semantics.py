@@ -901,6 +901,10 @@ def _score(scored: _Scored, col: dict[str, Any], rows: int, parts: dict[str, lis
         scored.add(-20)
 
 
+#: The count column of a frequency table (``Class, Sex, Survived, Freq``): each row stands for that many cases.
+_FREQUENCY_RE = re.compile(r"freq|frequency|n|count|cnt|weight_count", re.I)
+
+
 def headline_measures(
     columns: list[dict[str, Any]], rows: int, *, parts: dict[str, list[str]] | None = None, table_name: str = ""
 ) -> list[dict[str, str]]:
@@ -911,10 +915,13 @@ def headline_measures(
     ``table_name`` (the file) names the table's subject (``Affairs.csv``: ``affairs``).
     """
     wide = wide_year_columns(columns)
+    weighted = any(_FREQUENCY_RE.fullmatch(str(c.get("name", ""))) and c.get("role") == "measure" for c in columns)
     ranked = []
     for index, col in enumerate(columns):
         if not headline_candidate(col, rows, wide):
             continue
+        if weighted and col.get("role") != "measure":
+            continue  # a frequency table: a yes/no column counts its cells, not people; the frequency leads
         scored = _Scored(index, str(col["name"]))
         _score(scored, col, rows, parts or {}, table_name)
         ranked.append(scored)

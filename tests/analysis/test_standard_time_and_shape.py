@@ -197,3 +197,12 @@ def test_a_distribution_of_a_code_is_refused(tmp_path: Path, monkeypatch: pytest
          zip={"aggregation": "none", "semantic": "code", "role": "measure"})  # fmt: skip
     with pytest.raises(AggregationRefused, match="zip"):
         run_distribution(AnalysisSpec("distribution", measure="zip"))
+
+
+def test_the_trend_span_reads_as_periods_of_one_unit_each() -> None:
+    from insightloom.analysis.wording import texts
+
+    span = texts("trend", "en")["span"]
+    assert span.format(periods="12", period="month", first="2024-01", last="2024-12") == (
+        "The data covers 12 periods of one month each, from 2024-01 to 2024-12."
+    )

@@ -153,7 +153,7 @@ TEXTS: dict[str, dict[str, dict[str, str]]] = {
     "trend": {
         "en": {
             "title": "Trend of {what} per {period}",
-            "span": "The data covers {periods} periods ({period}) from {first} to {last}.",
+            "span": "The data covers {periods} periods of one {period} each, from {first} to {last}.",
             "span_one": "The data covers {periods} period ({period}): {first}.",
             "change_complete": "From {first} to {last}, the first and last complete periods, {what} {direction} "
             "from {first_value} to {last_value} ({change}).",

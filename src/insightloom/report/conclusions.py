@@ -18,6 +18,7 @@ from pathlib import Path
 
 from insightloom.calc_refs import reference
 from insightloom.errors import InsightloomError
+from insightloom.fileio import is_regular_file
 from insightloom.report.calcinfo import CalcInfo, load_calc_info
 from insightloom.validation.jobfiles import METADATA_FILE, load_calculations
 
@@ -66,7 +67,7 @@ def _number(info: CalcInfo | None) -> float | None:
 
 def _columns(job_dir: Path) -> dict[str, list[str]]:
     """Calculation id -> its source columns, from calculation_metadata.json."""
-    if not (job_dir / METADATA_FILE).is_file():
+    if not is_regular_file(job_dir / METADATA_FILE, beneath=job_dir):
         return {}
     try:
         calculations = load_calculations(job_dir)

@@ -2,9 +2,10 @@
 
 Every report that prints verified numbers must hold at least one table; a summary table always fits. Any Reporter,
 a hosted model (through the ``summary_table`` tool) or the offline one, gets the same table from
-:func:`summary_table`, and the render tools refuse a report with references but no table (:func:`table_refusal`),
-naming that fix. Rows are the verified calculations, most important first (then in citations.json order), labelled by
-their description; a row whose description the renderer would refuse (a typed number in it) is left out.
+:func:`summary_table`, and the render tools add it to a report with references but no table (:func:`table_refusal`
+says why one is needed and the fix). Rows are the verified calculations, most important first (then in
+citations.json order), labelled by their description; a row whose description the renderer would refuse (a typed
+number in it) is left out.
 """
 
 from __future__ import annotations

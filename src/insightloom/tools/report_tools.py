@@ -13,7 +13,7 @@ from strands import tool
 from strands.types.tools import AgentTool
 
 from ..errors import InsightloomError, RenderRefused
-from ..fileio import file_digest, read_text
+from ..fileio import file_digest, is_regular_file, read_text
 from ..plan import parse_plan
 from ..report.audit import FINDINGS_FILE
 from ..report.audit import audit_report as run_audit
@@ -218,7 +218,7 @@ def _current_report(rt: JobRuntime) -> str | None:
     if sections:
         return assemble(sections, _plan_title(rt))
     path = rt.job.path(MARKDOWN_NAME)
-    return read_text(path, beneath=rt.root) if path.is_file() else None
+    return read_text(path, beneath=rt.root) if is_regular_file(path, beneath=rt.root) else None
 
 
 def _first_repair(rt: JobRuntime, markdown: str, memory: ReportMemory, problems: str) -> tuple[str, str] | None:
@@ -228,13 +228,13 @@ def _first_repair(rt: JobRuntime, markdown: str, memory: ReportMemory, problems:
     if refusal:
         return repair_refused(markdown, refusal), "the render refusal"
     findings = rt.job.path(FINDINGS_FILE)
-    if rt.audits and findings.is_file():
+    if rt.audits and is_regular_file(findings, beneath=rt.root):
         return patch_report(markdown, read_text(findings, beneath=rt.root)), f"the last audit ({FINDINGS_FILE})"
     return None
 
 
 def _render_repaired(rt: JobRuntime, draft: str) -> tuple[str, str | None, str]:
-    """Render the draft, repairing each refusal in turn (a missing table gets the summary table).
+    """Render the draft, repairing each refusal in turn (a missing table is added by the render itself).
 
     Returns the final draft, the render's answer (None when still refused) and the last refusal's text.
     """

@@ -3,39 +3,19 @@
 It never types a digit: every number in the report comes from a verified calculation through the renderer. Like a
 hosted model, it asks the Reporter's tools for the summary table and the conclusions (``summary_table``,
 ``draft_conclusions``), and repairs a refused render or an Auditor retry with ``patch_report``, which fixes only the
-flagged passages and keeps every other line word for word. The rules behind all three are the product's
-(``report.summary_table``, ``report.conclusions``, ``report.repair``).
+flagged passages and keeps every other line word for word. The rules behind all of them are the product's
+(``report.draft``, ``report.summary_table``, ``report.conclusions``, ``report.repair``).
 """
 
 from __future__ import annotations
 
-import json
 import re
-from typing import Any
 
-from ...analysis_utils.result_notes import parse_results as parse_results_text
-from ...calc_refs import CALC_REF_RE as REF_RE
-from ...report.summary_table import with_summary_table
+from ...report.draft import draft_report
 from .conversation import Conversation, Reply, ToolExchange
 
 MAX_RENDERS = 4
 _RENDERS = ("render_report", "patch_report")
-_WORDS: dict[str, dict[str, Any]] = {
-    "en": {
-        "summary": "Executive summary",
-        "findings": "Findings",
-        "conclusions": "Conclusions",
-        "intro": "This report answers the request: {request}",
-        "closing": "The key figures above sum up the verified results; the findings show where they come from.",
-    },
-    "ko": {
-        "summary": "요약",
-        "findings": "주요 분석 결과",
-        "conclusions": "결론",
-        "intro": "이 보고서는 다음 요청에 답합니다: {request}",
-        "closing": "위의 핵심 수치가 검증된 결과를 요약하며, 주요 분석 결과가 그 근거를 보여 줍니다.",
-    },
-}
 
 
 def _language(conv: Conversation) -> str:
@@ -47,55 +27,6 @@ def _header(conv: Conversation, key: str, default: str) -> str:
     """``Title:`` and ``Request:`` lines the tool-agent wrapper puts above the other plan sections."""
     match = re.search(rf"^{key}:\s*(.+)$", conv.tag("other_sections") or "", re.M)
     return match.group(1).strip() if match else default
-
-
-def _statuses(citations_text: str) -> dict[str, str]:
-    try:
-        data = json.loads(citations_text)
-    except ValueError:
-        return {}
-    return {c["calculation_id"]: c.get("verification_status", "") for c in data.get("citations", [])}
-
-
-def _usable(text: str, allowed: set[str]) -> bool:
-    return all(ref in allowed for ref in REF_RE.findall(text))
-
-
-def compose(
-    results_text: str,
-    citations_text: str,
-    *,
-    title: str,
-    request: str,
-    language: str,
-    table: str = "",
-    conclusions: tuple[str, ...] = (),
-) -> str:
-    """Build the report Markdown from the notes (only verified calculations), the summary table and conclusions."""
-    words = _WORDS.get(language, _WORDS["en"])
-    statuses = _statuses(citations_text)
-    allowed = {cid for cid, status in statuses.items() if status == "verified"}
-    sections = parse_results_text(results_text)
-    lines = [f"# {title}", "", f"## {words['summary']}", "", words["intro"].format(request=request.strip()), ""]
-    for section in sections:
-        lead = next((f for f in section.findings if _usable(f, allowed) and REF_RE.search(f)), None)
-        if lead:
-            lines.append(f"- {lead}")
-    lines += ["", f"## {words['findings']}", ""]
-    for section in sections:
-        findings = [f for f in section.findings if _usable(f, allowed)]
-        rows = [r for r in section.table.splitlines() if _usable(r, allowed)] if section.table else []
-        if not findings and not section.charts and len(rows) < 3:
-            continue
-        lines += [f"### {section.title}", ""]
-        if findings:
-            lines += [" ".join(findings), ""]
-        for chart in section.charts:
-            lines += [f"![{section.title}]({chart})", ""]
-        if len(rows) >= 3:
-            lines += rows + [""]
-    lines += [f"## {words['conclusions']}", ""] + [f"- {text}" for text in conclusions or (words["closing"],)]
-    return with_summary_table("\n".join(lines) + "\n", table, language=language)
 
 
 def _is_retry(conv: Conversation) -> bool:
@@ -159,7 +90,7 @@ def reporter(conv: Conversation) -> Reply:
         if name not in tools:
             return Reply.call(name)
     table = tools["summary_table"].result if tools["summary_table"].status == "success" else ""
-    markdown = compose(
+    markdown = draft_report(
         reads["all_results.txt"].result,
         reads["citations.json"].result,
         title=_header(conv, "Title", "Data analysis report"),

@@ -1,15 +1,26 @@
 """Measure the service under load: N jobs submitted at once over HTTP, run to completion on the offline model.
 
-A live server (uvicorn on a loopback port, in-process worker pool) gets all jobs at the same moment from N client
-threads, alternating two datasets; each job auto-approves its plan. The clock runs from the first submission to the
-last ``completed`` event read over SSE. Afterwards every job is checked to be completed with its own artifacts, and a
-second user is checked to see none of them.
+A live server (uvicorn on a loopback port) gets all jobs at the same moment from N client threads, alternating two
+datasets; each job auto-approves its plan. The clock runs from the first submission to the last terminal event read
+over SSE. Afterwards every job is checked to be completed with its own artifacts, and a second user is checked to
+see none of them.
+
+``--backend thread`` (default) runs the jobs in the server's own pool. ``--backend celery`` starts a real
+``redis-server`` on loopback and ``--workers`` Celery worker processes (``python -m insightloom.service.celery_queue
+worker``), and the server queues to them. ``--chaos`` then kills one worker (main process and child, ``kill -9``) as
+soon as a job it runs reaches the supervise stage, and restarts it 3 s later, as a container restart policy would;
+the other worker's sweeper picks the job up.
 
 Usage::
 
     python benchmarks/service_load.py [--jobs 8] [--workers 8] [--keep ARTIFACTS_DIR]
+    python benchmarks/service_load.py --backend celery --workers 2 --jobs 8 [--chaos]
 
-The last line is exactly ``jobs=<n> workers=<w> wall_s=<total> mean_job_s=<mean per job>``.
+The last line is exactly ``jobs=<n> workers=<w> wall_s=<total> mean_job_s=<mean per job>`` (thread), or
+``jobs=<n> completed=<n> workers=<n> wall_s=<t> redelivered=<n> duplicate_stages=<n>`` (celery), where
+``duplicate_stages`` counts stages that had already completed (a later stage had started, per ``events.jsonl``) and
+started again — re-entering the interrupted stage does not count — and ``redelivered`` counts messages the workers
+logged as delivered more than once (Celery's ``redelivered`` flag, or the same task id and retry seen twice).
 """
 
 from __future__ import annotations
@@ -17,14 +28,17 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import re
 import statistics
 import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "deploy"))  # the lane's process helpers
 
 from insightloom.config import Settings
 from insightloom.service import ServiceConfig, ThreadedServer, create_app
@@ -69,32 +83,142 @@ def check(root: Path, url: str, results: dict[int, dict]) -> list[str]:
     return problems
 
 
+def submit_all(app: Any, root: Path, jobs: int) -> tuple[dict[int, dict], float, list[str]]:
+    """Serve ``app``, submit ``jobs`` jobs at once and follow each to its end; results, wall seconds, problems."""
+    results: dict[int, dict] = {}
+    start = threading.Event()
+    with ThreadedServer(app) as server:
+        threads = [
+            threading.Thread(target=run_job, args=(server.url, DATASETS[i % 2], results, i, start)) for i in range(jobs)
+        ]
+        for thread in threads:
+            thread.start()
+        began = time.perf_counter()
+        start.set()
+        for thread in threads:
+            thread.join()
+        wall = time.perf_counter() - began
+        problems = check(root, server.url, results)
+    return results, wall, problems
+
+
+def duplicate_stages(events: list[dict]) -> int:
+    """Stages that had completed (a later one had started) and started again; re-entering the last one is allowed.
+
+    ``plan`` and ``review`` are counted per plan revision (each review request opens the next one).
+    """
+    seen: set[tuple[str, int]] = set()
+    last: tuple[str, int] | None = None
+    requests = duplicates = 0
+    for event in events:
+        if event["kind"] == "plan_review_request":
+            requests += 1
+        if event["kind"] != "stage":
+            continue
+        name = event["data"]["name"]
+        key = (name, requests if name in ("plan", "review") else 0)
+        if key in seen and key != last:
+            duplicates += 1
+        seen.add(key)
+        last = key
+    return duplicates
+
+
+def redeliveries(logs: list[str]) -> int:
+    """Messages logged as delivered more than once: the redelivered flag, or one task id and retry seen twice."""
+    pattern = re.compile(r"delivery task=(\S+) key=\S+ job=\S+ redelivered=(True|False) retries=(\d+)")
+    seen: dict[tuple[str, str], int] = {}
+    flagged: set[tuple[str, str]] = set()
+    for text in logs:
+        for task, flag, retries in pattern.findall(text):
+            seen[(task, retries)] = seen.get((task, retries), 0) + 1
+            if flag == "True":
+                flagged.add((task, retries))
+    return len(flagged | {key for key, count in seen.items() if count > 1})
+
+
+def chaos(root: Path, workers: list[Any], done: threading.Event, killed: list[str]) -> None:
+    """kill -9 the worker that runs the first job to reach supervise, then restart it after 3 s."""
+    while not done.wait(0.05):
+        for events in root.glob("*/events.jsonl"):
+            if '"name": "supervise"' not in events.read_text(encoding="utf-8"):
+                continue
+            job_id = events.parent.name
+            runner = next((w for w in workers if f"job={job_id}" in w.log()), None)
+            if runner is None:
+                continue
+            runner.kill()
+            killed.append(f"{runner.name} (running {job_id})")
+            time.sleep(3)
+            runner.start()
+            return
+
+
+def run_celery(args: argparse.Namespace, tmp: Path) -> int:
+    from celery_lane import CeleryWorker, RedisServer, worker_env
+
+    from insightloom.service.celery_queue import CeleryJobQueue
+
+    root = args.keep or tmp / "artifacts"
+    root.mkdir(parents=True, exist_ok=True)
+    redis = RedisServer(tmp / "redis").start()
+    workers = [
+        CeleryWorker(f"w{n}", worker_env(redis.url, str(root), tmp, PYTHONWARNINGS="ignore"), tmp)
+        for n in range(1, args.workers + 1)
+    ]
+    done, killed = threading.Event(), []
+    try:
+        for worker in workers:
+            worker.start()
+        settings = Settings(artifacts=root).with_provider("offline")
+        app = create_app(settings, ServiceConfig(tokens=TOKENS, poll_s=0.2), queue=CeleryJobQueue(redis.url), cwd=tmp)
+        monkey = threading.Thread(target=chaos, args=(root, workers, done, killed), daemon=True)
+        if args.chaos:
+            monkey.start()
+        results, wall, problems = submit_all(app, root, args.jobs)
+    finally:
+        done.set()
+        for worker in workers:
+            worker.kill()
+        redis.stop()
+    for line in killed:
+        print(f"chaos: killed {line} mid-supervise and restarted it")
+    for index in sorted(results):
+        r = results[index]
+        print(f"{r['id']}  {r['data']:<40} {r['end']:<10} {r['seconds']:6.1f}s")
+    for problem in problems:
+        print(f"PROBLEM: {problem}")
+    duplicates = sum(duplicate_stages(read_events(root / r["id"])) for r in results.values())
+    completed = sum(r["end"] == "completed" for r in results.values())
+    redelivered = redeliveries([w.log() for w in workers])
+    print(
+        f"jobs={args.jobs} completed={completed} workers={args.workers} wall_s={wall:.1f} "
+        f"redelivered={redelivered} duplicate_stages={duplicates}"
+    )
+    return 1 if problems or completed != args.jobs or duplicates else 0
+
+
+def read_events(job: Path) -> list[dict]:
+    lines = (job / "events.jsonl").read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=8)
     parser.add_argument("--workers", type=int, default=8)
+    parser.add_argument("--backend", choices=["thread", "celery"], default="thread")
+    parser.add_argument("--chaos", action="store_true", help="celery: kill -9 one worker mid-run, then restart it")
     parser.add_argument("--keep", type=Path, default=None, help="Artifacts root to keep (default: a temp folder).")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     with tempfile.TemporaryDirectory(prefix="insightloom-load-") as tmp:
+        if args.backend == "celery":
+            return run_celery(args, Path(tmp))
         root = args.keep or Path(tmp) / "artifacts"
         settings = Settings(artifacts=root).with_provider("offline")
         app = create_app(settings, ServiceConfig(tokens=TOKENS, workers=args.workers), cwd=Path(tmp))
-        results: dict[int, dict] = {}
-        start = threading.Event()
-        with ThreadedServer(app) as server:
-            threads = [
-                threading.Thread(target=run_job, args=(server.url, DATASETS[i % 2], results, i, start))
-                for i in range(args.jobs)
-            ]
-            for thread in threads:
-                thread.start()
-            began = time.perf_counter()
-            start.set()
-            for thread in threads:
-                thread.join()
-            wall = time.perf_counter() - began
-            problems = check(root, server.url, results)
+        results, wall, problems = submit_all(app, root, args.jobs)
     for index in sorted(results):
         r = results[index]
         print(f"{r['id']}  {r['data']:<40} {r['end']:<10} {r['seconds']:6.1f}s")

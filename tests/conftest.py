@@ -46,6 +46,15 @@ def _no_network_no_credentials(monkeypatch: pytest.MonkeyPatch, tmp_path_factory
         "AWS_PROFILE",
         "AWS_WEB_IDENTITY_TOKEN_FILE",
         "AWS_ROLE_ARN",
+        "AWS_DEFAULT_PROFILE",
+        "AWS_SECURITY_TOKEN",
+        "AWS_CREDENTIAL_FILE",
+        # Container credentials count as credentials (ECS, CodeBuild): a CI runner in a container must not make
+        # every test pick Bedrock.
+        "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+        "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+        "AWS_CONTAINER_AUTHORIZATION_TOKEN",
+        "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE",
         "INSIGHTLOOM_CONFIG",
         "INSIGHTLOOM_PROVIDER",
         "INSIGHTLOOM_ARTIFACTS",
@@ -53,6 +62,7 @@ def _no_network_no_credentials(monkeypatch: pytest.MonkeyPatch, tmp_path_factory
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(empty / "credentials"))
     monkeypatch.setenv("AWS_CONFIG_FILE", str(empty / "config"))
+    monkeypatch.setenv("BOTO_CONFIG", str(empty / "boto.cfg"))
     monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
     monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 

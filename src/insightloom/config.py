@@ -7,6 +7,7 @@ CLI flags. This is the only module that reads env vars for settings.
 
 from __future__ import annotations
 
+import configparser
 import dataclasses
 import logging
 import os
@@ -106,7 +107,9 @@ class Settings:
     Attributes:
         provider: Default provider for all agents (``auto`` decides from credentials).
         agents: Per-role model specs.
-        artifacts: Root folder for job folders.
+        artifacts: Root folder for job folders; with an S3 ``artifact_store``, the local working copies.
+        artifact_store: ``s3://bucket/prefix`` when jobs live in S3 (``INSIGHTLOOM_ARTIFACTS=s3://...``), else None
+            (the ``artifacts`` folder is the store).
         max_revisions: Plan revision rounds the reviewer may ask for.
         max_file_mb: Largest input file accepted.
         runner: ``warm`` (fork server) or ``cold`` (fresh interpreter per script).
@@ -137,6 +140,7 @@ class Settings:
     provider: str = "auto"
     agents: dict[str, AgentModelSpec] = field(default_factory=dict)
     artifacts: Path = Path("artifacts")
+    artifact_store: str | None = None
     max_revisions: int = 3
     max_file_mb: float = 200.0
     runner: str = "warm"
@@ -302,6 +306,8 @@ def _from_mapping(raw: dict[str, Any], source: str) -> Settings:
         raise ConfigError(
             f"Unknown setting(s) {sorted(unknown)} in {source}.", f"use only: {', '.join(sorted(known))}."
         )
+    if str(raw.get("artifacts") or "").startswith(S3_SCHEME):
+        raw["artifact_store"], raw["artifacts"] = str(raw["artifacts"]), default_work_dir()
     for key in ("artifacts", "prompts_dir"):
         if raw.get(key) is not None:
             raw[key] = Path(raw[key]).expanduser()
@@ -313,6 +319,15 @@ def _from_mapping(raw: dict[str, Any], source: str) -> Settings:
     _check_provider(settings.provider, f"provider in {source}")
     settings.source = source
     return settings
+
+
+S3_SCHEME = "s3://"
+
+
+def default_work_dir(env: dict[str, str] | None = None) -> Path:
+    """Where a process keeps its working copies of S3 jobs: ``INSIGHTLOOM_WORK_DIR``, else a cache folder."""
+    env = dict(os.environ if env is None else env)
+    return Path(env.get("INSIGHTLOOM_WORK_DIR") or Path.home() / ".cache" / "insightloom" / "work").expanduser()
 
 
 def load_settings(
@@ -347,8 +362,12 @@ def load_settings(
         settings = Settings()
     if env.get("INSIGHTLOOM_PROVIDER"):
         settings = settings.with_provider(env["INSIGHTLOOM_PROVIDER"])
-    if env.get("INSIGHTLOOM_ARTIFACTS"):
+    if env.get("INSIGHTLOOM_ARTIFACTS", "").startswith(S3_SCHEME):
+        settings.artifact_store = env["INSIGHTLOOM_ARTIFACTS"]
+        settings.artifacts = default_work_dir(env)
+    elif env.get("INSIGHTLOOM_ARTIFACTS"):
         settings.artifacts = Path(env["INSIGHTLOOM_ARTIFACTS"]).expanduser()
+        settings.artifact_store = None
     if env.get("INSIGHTLOOM_MAX_FILE_MB"):
         try:
             settings.max_file_mb = float(env["INSIGHTLOOM_MAX_FILE_MB"])
@@ -357,42 +376,166 @@ def load_settings(
     return settings
 
 
-def aws_credentials_present(env: dict[str, str] | None = None, home: Path | None = None) -> bool:
-    """Whether AWS credentials are configured, from env vars and the shared files alone.
+#: Env vars that point boto3 at a container credentials endpoint (ECS/Fargate task roles, EKS Pod Identity).
+CONTAINER_CREDENTIAL_VARS: tuple[str, ...] = (
+    "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+    "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+)
+#: Keys that give a shared-file profile credentials of its own (keys, a process, SSO, sign-in, assumed roles).
+_PROFILE_CREDENTIAL_KEYS = (
+    "aws_access_key_id",
+    "credential_process",
+    "sso_session",
+    "sso_start_url",
+    "login_session",
+    "web_identity_token_file",
+    "role_arn",
+)
 
-    Never runs boto3's credential chain: that chain probes the instance-metadata and container endpoints, which are
-    slow to time out and are off-loopback traffic.
+
+def aws_credentials_present(env: dict[str, str] | None = None, home: Path | None = None) -> bool:
+    """Whether AWS credentials are configured, from env vars and files alone (:func:`aws_credential_source`)."""
+    return aws_credential_source(env, home) is not None
+
+
+def aws_credential_source(env: dict[str, str] | None = None, home: Path | None = None) -> str | None:
+    """The credential source boto3 would use here, described for a log line; None when none is configured.
+
+    Follows botocore's chain in its order (env keys, web identity, the profile in the shared files, the legacy boto
+    files, the container endpoint) but only reads env vars and files: it never runs the chain itself, which would
+    call the container endpoint and probe the instance-metadata address (slow to time out, off-loopback traffic).
+    An EC2 instance role alone is therefore not seen: choose ``bedrock`` explicitly there.
     """
     env = dict(os.environ if env is None else env)
-    if env.get("AWS_ACCESS_KEY_ID") and env.get("AWS_SECRET_ACCESS_KEY"):
-        return True
-    if env.get("AWS_WEB_IDENTITY_TOKEN_FILE") and env.get("AWS_ROLE_ARN"):
-        return True
     home = home or Path.home()
+    if env.get("AWS_ACCESS_KEY_ID") and env.get("AWS_SECRET_ACCESS_KEY"):
+        token = " + AWS_SESSION_TOKEN" if env.get("AWS_SESSION_TOKEN") or env.get("AWS_SECURITY_TOKEN") else ""
+        return f"env keys: AWS_ACCESS_KEY_ID{token}"
+    if env.get("AWS_WEB_IDENTITY_TOKEN_FILE") and env.get("AWS_ROLE_ARN"):
+        return "web identity: AWS_WEB_IDENTITY_TOKEN_FILE + AWS_ROLE_ARN"
+    found = _shared_files_source(env, home) or _legacy_files_source(env, home)
+    if found:
+        return found
+    for name in CONTAINER_CREDENTIAL_VARS:
+        if env.get(name):
+            return f"container credentials: {name}"
+    return None
+
+
+def aws_profile(env: dict[str, str]) -> str:
+    """The shared-file profile boto3 selects: ``AWS_DEFAULT_PROFILE``, then ``AWS_PROFILE``, else ``default``."""
+    return env.get("AWS_DEFAULT_PROFILE") or env.get("AWS_PROFILE") or "default"
+
+
+def _shared_files_source(env: dict[str, str], home: Path) -> str | None:
+    """``shared files: <path> [<profile>]`` when the selected profile holds credentials in either shared file."""
+    profile = aws_profile(env)
+    # The credentials file names profiles `[NAME]`; the config file `[profile NAME]`, and also `[default]`.
+    config_sections = [f"profile {profile}"] + (["default"] if profile == "default" else [])
     files = [
-        Path(env.get("AWS_SHARED_CREDENTIALS_FILE", home / ".aws" / "credentials")),
-        Path(env.get("AWS_CONFIG_FILE", home / ".aws" / "config")),
+        (Path(env.get("AWS_SHARED_CREDENTIALS_FILE") or home / ".aws" / "credentials").expanduser(), [profile]),
+        (Path(env.get("AWS_CONFIG_FILE") or home / ".aws" / "config").expanduser(), config_sections),
     ]
-    keys = ("aws_access_key_id", "credential_process", "sso_session", "sso_start_url", "role_arn")
-    for path in files:
-        try:
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
-        if any(line.strip().lower().startswith(keys) for line in text.splitlines()):
-            return True
-    return False
+    for path, sections in files:
+        if _profile_has_credentials(path, sections):
+            return f"shared files: {path} [{profile}]"
+    return None
 
 
-def resolve_auto_provider(settings: Settings, env: dict[str, str] | None = None) -> tuple[Settings, str | None]:
+def _profile_has_credentials(path: Path, sections: list[str]) -> bool:
+    parser = configparser.RawConfigParser(strict=False)
+    try:
+        parser.read_string(path.read_text(encoding="utf-8", errors="replace"))
+    except OSError:
+        return False
+    except configparser.Error:  # botocore refuses such a file too: say "present", and the provider names the error
+        return _mentions(path, _PROFILE_CREDENTIAL_KEYS)
+    return any(
+        parser.has_section(name) and any(parser.has_option(name, key) for key in _PROFILE_CREDENTIAL_KEYS)
+        for name in sections
+    )
+
+
+def _legacy_files_source(env: dict[str, str], home: Path) -> str | None:
+    """The two legacy files botocore still reads: ``AWS_CREDENTIAL_FILE`` and the boto config."""
+    if env.get("AWS_CREDENTIAL_FILE") and _mentions(Path(env["AWS_CREDENTIAL_FILE"]).expanduser(), ("awsaccesskeyid",)):
+        return f"legacy file: AWS_CREDENTIAL_FILE={env['AWS_CREDENTIAL_FILE']}"
+    boto = [Path(env["BOTO_CONFIG"])] if env.get("BOTO_CONFIG") else [Path("/etc/boto.cfg"), home / ".boto"]
+    for path in boto:
+        if _mentions(path.expanduser(), ("aws_access_key_id",)):
+            return f"legacy boto config: {path}"
+    return None
+
+
+def _mentions(path: Path, keys: tuple[str, ...]) -> bool:
+    """Whether a line of the file starts with one of ``keys`` (case-insensitive); an unreadable file does not."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return any(line.strip().lower().startswith(keys) for line in text.splitlines())
+
+
+def resolve_auto_provider(
+    settings: Settings, env: dict[str, str] | None = None, *, deployment: str | None = None
+) -> tuple[Settings, str | None]:
     """Replace ``auto`` by ``bedrock`` or ``offline``.
 
+    Args:
+        settings: The settings to resolve.
+        env: Environment to read, defaulting to ``os.environ``.
+        deployment: The deployment mode, a label such as ``"celery worker"`` or ``"serve with a token"``; None for
+            the local modes (``run``, ``demo``, a loopback ``serve`` with no token). In a deployment mode ``auto``
+            never falls back to offline, and an explicit offline choice is logged as a warning.
+
     Returns:
-        The resolved settings and a one-line banner to show when falling back to offline, else None.
+        The resolved settings and, in the local modes only, a one-line banner to show when falling back to offline.
+
+    Raises:
+        ConfigError: A deployment mode, ``auto`` and no credentials configured (exit 2).
     """
+    resolved, banner, reason = _resolve_provider(settings, dict(os.environ if env is None else env), deployment)
+    if deployment:
+        logger.info("%s", reason)
+    return resolved, banner
+
+
+def deployment_settings(settings: Settings, mode: str, env: dict[str, str] | None = None) -> Settings:
+    """Resolve ``auto`` for a deployment entry point at start-up, logging which provider was chosen and why.
+
+    Args:
+        settings: The process's settings.
+        mode: The deployment mode, e.g. ``"celery worker"`` or ``"AgentCore entrypoint"``.
+        env: Environment to read, defaulting to ``os.environ``.
+
+    Raises:
+        ConfigError: ``auto`` and no credentials configured (exit 2): the process must refuse to start.
+    """
+    resolved, _, reason = _resolve_provider(settings, dict(os.environ if env is None else env), mode)
+    logger.warning("%s", reason)
+    return resolved
+
+
+_OFFLINE_BANNER = (
+    "No AWS credentials found: running with the deterministic offline model. "
+    "To use Bedrock, configure AWS credentials or pass --provider bedrock."
+)
+
+
+def _resolve_provider(
+    settings: Settings, env: dict[str, str], deployment: str | None
+) -> tuple[Settings, str | None, str]:
+    """The resolved settings, the local offline banner (or None) and a one-line reason for the log."""
+    where = f" ({deployment})" if deployment else ""
+    if deployment:
+        _warn_explicit_offline(settings, env, deployment)
     if all(settings.spec(role).provider != "auto" for role in ROLES):
-        return settings, None
-    chosen = "bedrock" if aws_credentials_present(env) else "offline"
+        chosen = ", ".join(sorted({settings.spec(role).provider for role in ROLES}))
+        return settings, None, f"provider {chosen} (chosen explicitly){where}"
+    source = aws_credential_source(env)
+    if source is None and deployment:
+        raise _no_credentials(deployment, env)
+    chosen = "bedrock" if source else "offline"
     agents = {
         role: dataclasses.replace(spec, provider=chosen)
         if settings.spec(role).provider == "auto"
@@ -400,10 +543,41 @@ def resolve_auto_provider(settings: Settings, env: dict[str, str] | None = None)
         for role, spec in settings.agents.items()
     }
     resolved = dataclasses.replace(settings, agents=agents, provider=chosen)
-    banner = None
-    if chosen == "offline":
-        banner = (
-            "No AWS credentials found: running with the deterministic offline model. "
-            "To use Bedrock, configure AWS credentials or pass --provider bedrock."
-        )
-    return resolved, banner
+    reason = f"provider auto → {chosen} ({source or 'no AWS credentials configured'}){where}"
+    return resolved, (_OFFLINE_BANNER if chosen == "offline" else None), reason
+
+
+def _warn_explicit_offline(settings: Settings, env: dict[str, str], deployment: str) -> None:
+    """One warning line when a deployment runs agents on the offline model by choice, naming where it came from."""
+    roles = [role for role in ROLES if settings.spec(role).provider == "offline"]
+    if not roles:
+        return
+    if env.get("INSIGHTLOOM_PROVIDER") == "offline":
+        origin = "INSIGHTLOOM_PROVIDER=offline"
+    elif settings.source:
+        origin = f"--provider offline, the job's provider or `provider: offline` in {settings.source}"
+    else:
+        origin = "--provider offline or the job's provider"
+    agents = "every agent answers" if len(roles) == len(ROLES) else "the " + ", ".join(roles) + " agent(s) answer"
+    logger.warning(
+        "provider offline chosen explicitly (%s) in a deployment (%s): %s with the deterministic offline model, "
+        "not a real one",
+        origin,
+        deployment,
+        agents,
+    )
+
+
+def _no_credentials(deployment: str, env: dict[str, str]) -> ConfigError:
+    named = env.get("AWS_PROFILE") or env.get("AWS_DEFAULT_PROFILE")
+    profile = f" (the profile {aws_profile(env)!r} holds none in the shared files)" if named else ""
+    return ConfigError(
+        f"Refusing to start ({deployment}): the provider is auto and no AWS credentials are configured{profile}; "
+        "a deployment never falls back to the offline model silently.",
+        "configure credentials boto3 can use (a container role: AWS_CONTAINER_CREDENTIALS_FULL_URI or "
+        "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI; env keys: AWS_ACCESS_KEY_ID + AWS_SECRET_ACCESS_KEY; web identity: "
+        "AWS_WEB_IDENTITY_TOKEN_FILE + AWS_ROLE_ARN; or a profile in the shared files ~/.aws/credentials, "
+        "~/.aws/config), choose bedrock explicitly where only an EC2 instance role provides them (--provider bedrock "
+        "or INSIGHTLOOM_PROVIDER=bedrock), or choose offline explicitly: --provider offline, "
+        "INSIGHTLOOM_PROVIDER=offline or `provider: offline` in the config.",
+    )

@@ -1,7 +1,7 @@
 """The one exception tree of insightloom.
 
-Every error carries the fix to show the user, the CLI exit code it maps to, and (mapped in the service's app layer
-only, ``service.app``) the HTTP status::
+Every error carries the fix to show the user, the CLI exit code it maps to, and (mapped in the service's HTTP layer
+only, ``service.errors_http``) the HTTP status::
 
     InsightloomError                 exit 1    HTTP 500
     ├── BadInputError                exit 2    HTTP 400  (missing/empty/unreadable file, bad option, path escape)
@@ -10,7 +10,8 @@ only, ``service.app``) the HTTP status::
     │   └── JobNotFound              exit 2    HTTP 404  (no such job, or not the caller's)
     ├── JobConflict                  exit 2    HTTP 409  (the job is not in a state for this action)
     ├── ServiceBusy                  exit 1    HTTP 503  (no room to queue work now; try again later)
-    │   └── QueueFull
+    │   ├── QueueFull
+    │   └── BrokerUnavailable                  (the queue's broker cannot be reached; HTTP 503 with Retry-After)
     ├── ConfigError                  exit 2    HTTP 400  (bad config file, missing credentials, missing extra)
     ├── ModelError                   exit 1  (provider call failed)
     ├── ExecutionError               exit 1  (script runner failed to start)
@@ -73,6 +74,18 @@ class ServiceBusy(InsightloomError):
 
 class QueueFull(ServiceBusy):
     """Too many work items are waiting, or the queue is shutting down."""
+
+
+class BrokerUnavailable(ServiceBusy):
+    """The queue's broker (Redis, SQS) cannot be reached, so no work can be queued now.
+
+    Args:
+        retry_after_s: Seconds after which a client may try again (the API's ``Retry-After``).
+    """
+
+    def __init__(self, message: str, fix: str = "", *, retry_after_s: int = 30) -> None:
+        super().__init__(message, fix)
+        self.retry_after_s = retry_after_s
 
 
 class ConfigError(InsightloomError):

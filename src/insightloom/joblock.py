@@ -67,16 +67,25 @@ def _read_lock(path: Path) -> dict[str, Any] | None:
     return None
 
 
-def lock_alive(job_dir: Path, *, now: float | None = None) -> bool:
-    """Whether ``job.lock`` in ``job_dir`` belongs to a live owner."""
-    data = _read_lock(job_dir / LOCK_FILE)
-    if data is None:
-        return False
-    if data.get("host") == socket.gethostname():
+def holder_alive(
+    data: dict[str, Any], *, now: float | None = None, host: str | None = None, stale_after_s: float = STALE_AFTER_S
+) -> bool:
+    """Whether a lock's content (``pid``, ``host``, ``started``, ``heartbeat``) names a live owner.
+
+    On this host (``host``, default the real hostname) the owner's process must run with the same start identity;
+    on another host only the heartbeat can tell, so it must be under ``stale_after_s`` old.
+    """
+    if data.get("host") == (host or socket.gethostname()):
         pid = int(data.get("pid", -1))
         started = data.get("started")
         return _pid_running(pid) and (started is None or started == process_start(pid))
-    return (now or time.time()) - float(data.get("heartbeat", 0)) < STALE_AFTER_S
+    return (now or time.time()) - float(data.get("heartbeat", 0)) < stale_after_s
+
+
+def lock_alive(job_dir: Path, *, now: float | None = None) -> bool:
+    """Whether ``job.lock`` in ``job_dir`` belongs to a live owner."""
+    data = _read_lock(job_dir / LOCK_FILE)
+    return data is not None and holder_alive(data, now=now)
 
 
 class JobLock:

@@ -74,6 +74,8 @@ class JobRuntime:
         scripts: Every script run so far (name, seconds, exit code).
         status_note: Why the job needs review, stamped on every later render of the report.
         wall_started: When the job's running time started (``agents.guards.clock``), or None before the Supervisor.
+        lock_held: True when the caller already holds the job's lock (a worker that checked the job's stage under
+            it), so the workflow does not take it again.
     """
 
     job: JobFolder
@@ -95,6 +97,7 @@ class JobRuntime:
     scripts: list[ScriptRun] = field(default_factory=list)
     status_note: str | None = None
     wall_started: float | None = None
+    lock_held: bool = False
 
     @property
     def root(self) -> Path:

@@ -76,7 +76,7 @@ def test_unknown_jobs_and_other_users_jobs_are_not_found(client: TestClient, tmp
     for unknown in ("20260101T000000Z-0123456789ab", "not-a-job", "%2e%2e", "20260101T000000Z-0123456789AB"):
         response = client.get(f"/jobs/{unknown}", headers=ANA)
         assert response.status_code == 404, unknown
-        assert response.json() == {"detail": "No such job."}
+        assert response.json() == {"detail": "No such job.", "fix": None}
     assert not job_json(tmp_path / "artifacts" / job_id).get("cancel")  # ben's cancel reached nothing
 
 

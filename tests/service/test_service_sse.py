@@ -5,13 +5,27 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 from insightloom.events import EventLog
 from insightloom.service.sse import KEEPALIVE, EventHub, event_stream
 
 STEP_S = 10.0  # upper bound for any single frame to arrive
+
+
+def reader(path: Path) -> Callable[[int], bytes]:
+    """The stream's reader over a plain file: its bytes after an offset (none while it does not exist)."""
+
+    def read(offset: int) -> bytes:
+        try:
+            with path.open("rb") as fh:
+                fh.seek(offset)
+                return fh.read()
+        except FileNotFoundError:
+            return b""
+
+    return read
 
 
 def parse(chunk: bytes) -> dict[str, str]:
@@ -43,7 +57,7 @@ def test_frames_replay_everything_then_end_at_the_terminal_event(tmp_path: Path)
     log = finished_log(tmp_path)
 
     async def main() -> list[bytes]:
-        return await collect(event_stream(log.path, asyncio.Event(), keepalive_s=60, poll_s=60))
+        return await collect(event_stream(reader(log.path), asyncio.Event(), keepalive_s=60, poll_s=60))
 
     chunks = run(main())
     assert chunks[0] == b"retry: 2000\n\n"
@@ -59,7 +73,7 @@ def test_last_event_id_replays_only_what_was_missed(tmp_path: Path) -> None:
     log = finished_log(tmp_path)
 
     async def main(after: int) -> list[bytes]:
-        return await collect(event_stream(log.path, asyncio.Event(), after_id=after, keepalive_s=60, poll_s=60))
+        return await collect(event_stream(reader(log.path), asyncio.Event(), after_id=after, keepalive_s=60, poll_s=60))
 
     assert [parse(c)["id"] for c in run(main(2))[1:]] == ["3", "4"]
     assert run(main(4)) == [b"retry: 2000\n\n"]  # a finished job: nothing missed, the stream ends at once
@@ -73,7 +87,7 @@ def test_live_events_wake_the_stream_and_silence_brings_keepalives(tmp_path: Pat
 
     async def main() -> list[bytes]:
         with hub.waiter("job-1") as wake:
-            stream = event_stream(log.path, wake, keepalive_s=0.05, poll_s=30)
+            stream = event_stream(reader(log.path), wake, keepalive_s=0.05, poll_s=30)
             seen = [await asyncio.wait_for(anext(stream), STEP_S) for _ in range(3)]
             assert seen[2] == KEEPALIVE  # awaiting review is not terminal: the stream stays open
             writer = threading.Thread(target=log.emit, args=("cancelled",))
@@ -93,7 +107,7 @@ def test_a_half_written_line_waits_for_its_end(tmp_path: Path) -> None:
     path.write_text(line[:20], encoding="utf-8")
 
     async def main() -> list[bytes]:
-        stream = event_stream(path, asyncio.Event(), keepalive_s=0.05, poll_s=0.01)
+        stream = event_stream(reader(path), asyncio.Event(), keepalive_s=0.05, poll_s=0.01)
         first = [await anext(stream), await anext(stream)]
         assert first[1] == KEEPALIVE  # nothing complete yet
         with path.open("a", encoding="utf-8") as fh:
@@ -111,7 +125,7 @@ def test_the_stream_ends_when_the_server_stops(tmp_path: Path) -> None:
 
     async def main() -> list[bytes]:
         wake = asyncio.Event()
-        stream = event_stream(log.path, wake, keepalive_s=30, poll_s=30, stopping=stop.is_set)
+        stream = event_stream(reader(log.path), wake, keepalive_s=30, poll_s=30, stopping=stop.is_set)
         first = [await anext(stream), await anext(stream)]
         stop.set()
         wake.set()

@@ -242,14 +242,22 @@ def serve(
     host: Annotated[str, typer.Option(help="Address to bind; non-loopback needs an API token.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
     config: Annotated[Path | None, typer.Option(help="Config YAML.")] = None,
+    provider: Annotated[
+        str | None, typer.Option(help="Default model provider of the jobs (auto, bedrock, offline...).")
+    ] = None,
     verbose: Annotated[int, typer.Option("-v", "--verbose", count=True)] = 0,
 ) -> None:
-    """Run the HTTP service and web page: submit jobs, review plans, watch progress, download reports."""
+    """Run the HTTP service and web page: submit jobs, review plans, watch progress, download reports.
+
+    With a token or a non-loopback --host it is a deployment: `auto` needs AWS credentials (exit 2 without them)
+    unless offline is chosen explicitly.
+    """
     from ..service import run_server
 
     _setup_logging(verbose, False)
     try:
-        run_server(host=host, port=port, settings=load_settings(config))
+        settings = load_settings(config)
+        run_server(host=host, port=port, settings=settings.with_provider(provider) if provider else settings)
     except InsightloomError as exc:
         raise _fail(exc) from None
 

@@ -1,30 +1,39 @@
 """The FastAPI app: the job API, its event stream, downloads, the sign-in session and the web page.
 
-Routes (all but ``/healthz``, the page and ``/session`` sign-in need a bearer token or session cookie when a token is
-configured): ``POST /jobs``, ``GET /jobs``, ``GET /jobs/{id}``, ``POST /jobs/{id}/review``,
+Routes (all but ``/healthz``, ``/readyz``, the page and ``/session`` sign-in need a bearer token or session cookie
+when a token is configured): ``POST /jobs``, ``GET /jobs``, ``GET /jobs/{id}``, ``POST /jobs/{id}/review``,
 ``POST /jobs/{id}/cancel``, ``GET /jobs/{id}/events`` (SSE) and ``GET /jobs/{id}/artifacts/{path}``.
+
+Every error answers ``{"detail": ..., "fix": ...}`` (:mod:`.errors_http`); a 503 (the queue is full or its broker is
+down) also says ``Retry-After``.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+import mimetypes
+import threading
+import time
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Annotated, Any
+from urllib.parse import quote
 
 from fastapi import Depends, FastAPI, File, Form, Header, HTTPException, Request, Response, UploadFile
 from fastapi.responses import FileResponse, JSONResponse, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .. import __version__
 from ..config import PROVIDERS, Settings
-from ..errors import BadInputError, ConfigError, InsightloomError, JobConflict, JobNotFound, ServiceBusy
+from ..errors import BrokerUnavailable, InsightloomError
 from .auth import COOKIE, Authenticator
+from .errors_http import HTTP_STATUS, error_response, http_status, internal_body
 from .manager import JobManager
-from .queue import JobQueue
+from .queue import JobQueue, broker_reachable
 from .service_settings import ServiceConfig
 from .sse import event_stream
 from .uploads import BodyLimit, plan_uploads
@@ -32,20 +41,7 @@ from .webfont import web_font
 
 logger = logging.getLogger(__name__)
 
-#: Domain errors → HTTP status, most specific first; this table is the only place the two meet.
-HTTP_STATUS: tuple[tuple[type[InsightloomError], int], ...] = (
-    (JobNotFound, 404),
-    (JobConflict, 409),
-    (ServiceBusy, 503),
-    (BadInputError, 400),
-    (ConfigError, 400),
-)
-
-
-def http_status(exc: InsightloomError) -> int:
-    """The HTTP status a domain error answers with (500 for anything not in ``HTTP_STATUS``)."""
-    return next((status for kind, status in HTTP_STATUS if isinstance(exc, kind)), 500)
-
+__all__ = ["HTTP_STATUS", "BrokerProbe", "create_app", "http_status"]  # the status table lives in .errors_http
 
 STATIC = Path(__file__).parent / "static"
 #: Beside the jobs, out of every script's reach (like the owners folder): revoked session nonces.
@@ -112,6 +108,53 @@ class SecurityHeaders:
         await self.app(scope, receive, send_with_headers)
 
 
+#: How long one answer about the broker stands: health and readiness probes must not hammer it.
+BROKER_CHECK_TTL_S = 2.0
+BROKER_DOWN = BrokerUnavailable(
+    "The job queue's broker cannot be reached.",
+    "check that the broker (Redis) runs and that CELERY_BROKER_URL names it; jobs can be submitted once it answers.",
+)
+
+
+class BrokerProbe:
+    """Whether the queue's broker answers, asked at most once per ``ttl_s`` whatever the number of probes.
+
+    Args:
+        queue: Returns the queue now in use (None before the service started).
+        ttl_s: How long an answer is reused.
+        clock: Seconds on a monotonic clock.
+    """
+
+    def __init__(
+        self,
+        queue: Callable[[], object],
+        *,
+        ttl_s: float = BROKER_CHECK_TTL_S,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.queue = queue
+        self.ttl_s = ttl_s
+        self.clock = clock
+        self._lock = threading.Lock()
+        self._checked: tuple[float, bool | None] | None = None
+
+    def state(self) -> str:
+        """``ok``, ``unreachable``, or ``none`` for a queue without a broker (the in-process pool)."""
+        with self._lock:  # one check at a time: concurrent probes wait for it and share its answer
+            now = self.clock()
+            if self._checked is None or now - self._checked[0] >= self.ttl_s:
+                self._checked = (now, self._ask())
+            reachable = self._checked[1]
+        return "none" if reachable is None else "ok" if reachable else "unreachable"
+
+    def _ask(self) -> bool | None:
+        try:
+            return broker_reachable(self.queue())
+        except Exception:  # a check that fails is an unreachable broker, not a failed probe
+            logger.warning("the broker check failed", exc_info=True)
+            return False
+
+
 def create_app(
     settings: Settings, config: ServiceConfig | None = None, *, queue: JobQueue | None = None, cwd: Path | None = None
 ) -> FastAPI:
@@ -142,6 +185,7 @@ def create_app(
     app = FastAPI(title="insightloom", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.manager = manager
     app.state.auth = auth
+    app.state.broker = broker = BrokerProbe(lambda: manager.queue)
     app.add_middleware(BodyLimit, limit_bytes=config.max_upload_bytes, limit_mb=config.max_upload_mb)
     app.add_middleware(SecurityHeaders)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
@@ -151,17 +195,32 @@ def create_app(
         status = http_status(exc)
         if status == 500:
             logger.error("error on %s %s: %s", request.method, request.url.path, exc)
-            return JSONResponse({"detail": "Internal error; the server log has the details."}, status_code=500)
-        return JSONResponse({"detail": str(exc)}, status_code=status)
+        elif status == 503:
+            logger.warning("busy on %s %s: %s", request.method, request.url.path, exc.message)
+        return error_response(exc)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        """Errors the routes raise themselves (401, 413...) get the same body, with no fix to offer."""
+        return JSONResponse({"detail": exc.detail, "fix": None}, status_code=exc.status_code, headers=exc.headers)
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
         logger.exception("unexpected error on %s %s", request.method, request.url.path)
-        return JSONResponse({"detail": "Internal error; the server log has the details."}, status_code=500)
+        return JSONResponse(internal_body(), status_code=500)
 
     @app.get("/healthz")
     def healthz() -> dict[str, Any]:
-        return {"status": "ok", "version": __version__}
+        """Always 200 while the process serves (the image's HEALTHCHECK): a broker outage is not a reason to restart."""
+        return {"status": "ok", "version": __version__, "broker": broker.state()}
+
+    @app.get("/readyz", response_model=None)
+    def readyz() -> dict[str, Any] | JSONResponse:
+        """200 when new jobs can be queued, else 503 with the error body: load balancers stop sending work here."""
+        state = broker.state()
+        if state == "unreachable":
+            return error_response(BROKER_DOWN)
+        return {"status": "ready", "version": __version__, "broker": state}
 
     @app.get("/", include_in_schema=False)
     def page() -> FileResponse:
@@ -264,7 +323,7 @@ def create_app(
     async def events(
         job_id: str, user: User, last_event_id: Annotated[str | None, Header()] = None
     ) -> StreamingResponse:
-        path = manager.events_path(job_id, user)
+        read = manager.events_reader(job_id, user)
         try:
             after = int(last_event_id) if last_event_id else 0
         except ValueError:
@@ -273,7 +332,7 @@ def create_app(
         async def frames() -> AsyncIterator[bytes]:
             with manager.hub.waiter(job_id) as wake:
                 async for chunk in event_stream(
-                    path,
+                    read,
                     wake,
                     after_id=after,
                     keepalive_s=config.keepalive_s,
@@ -288,14 +347,21 @@ def create_app(
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
         )
 
-    @app.get("/jobs/{job_id}/artifacts/{path:path}")
-    def artifact(job_id: str, path: str, user: User) -> FileResponse:
-        target = manager.artifact(job_id, user, path)
-        return FileResponse(
-            target,
-            filename=target.name,
-            content_disposition_type="attachment",
-            headers={"Content-Security-Policy": "sandbox", "Cache-Control": "private, no-store"},
-        )
+    @app.get("/jobs/{job_id}/artifacts/{path:path}", response_model=None)
+    def artifact(job_id: str, path: str, user: User) -> FileResponse | Response:
+        """A download: a local store's file as it is, a remote store's bytes, both with the same headers."""
+        found = manager.artifact(job_id, user, path)
+        headers = {"Content-Security-Policy": "sandbox", "Cache-Control": "private, no-store"}
+        if isinstance(found, Path):
+            return FileResponse(found, filename=found.name, content_disposition_type="attachment", headers=headers)
+        name = path.rsplit("/", 1)[-1]
+        media_type = mimetypes.guess_type(name)[0] or "application/octet-stream"
+        return Response(found, media_type=media_type, headers={**headers, "Content-Disposition": attachment(name)})
 
     return app
+
+
+def attachment(filename: str) -> str:
+    """A ``Content-Disposition`` for a download, as Starlette's FileResponse writes it (RFC 5987 for non-ASCII)."""
+    quoted = quote(filename)
+    return f"attachment; filename*=utf-8''{quoted}" if quoted != filename else f'attachment; filename="{filename}"'

@@ -9,11 +9,11 @@ one job never has two event logs in one process. A job waiting for review has no
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
-import re
 import shutil
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Literal
@@ -21,21 +21,30 @@ from typing import IO, Any, Literal
 from ..config import PROVIDERS, Settings, resolve_auto_provider
 from ..errors import BadInputError, InsightloomError, JobConflict, JobNotFound, QueueFull, ServiceBusy
 from ..events import TERMINAL_KINDS
-from ..fileio import iter_real_files, write_text_atomic
-from ..joblock import LOCK_FILE, JobLocked, lock_alive
-from ..jobs import JobFolder, iter_jobs, read_json
+from ..joblock import JobLocked
+from ..jobs import CANCEL_FILE, JobFolder
 from ..runtime import JobRuntime
+from ..storage import ArtifactStore, HeldLock, listed, open_store
+from ..storage.ids import JOB_ID_RE, check_relative
+from ..storage.local import LocalStore
+from ..storage.sync import LiveSync
+from ..timeutil import utc_now
 from ..workflow import AutoApprove, Decision, JobOptions, create_job, drive, load_runtime, resume, review, stages, start
+from ..workflow.pipeline import job_inputs
+from .delivery import Verdict, delivery_verdict
 from .plan_html import plan_html
-from .queue import JobQueue, ThreadPoolJobQueue, WorkItem
+from .queue import START_STAGE, JobQueue, ThreadPoolJobQueue, WorkItem
 from .service_settings import ServiceConfig
 from .sse import EventHub
+from .sweeper import due_items
 from .uploads import Upload
 
 logger = logging.getLogger(__name__)
+#: The owners records beside the jobs: the store's ``owners`` kind (``<root>/.owners/<job_id>`` when local).
 OWNERS_DIR = ".owners"
+EVENTS_FILE = "events.jsonl"
 
-JOB_ID = re.compile(r"\d{8}T\d{6}Z-[0-9a-f]{12}")
+JOB_ID = JOB_ID_RE
 MAX_REQUEST_CHARS = 20_000
 MAX_REVISIONS_LIMIT = 10
 ACTIVE = ("queued", "running")
@@ -67,6 +76,10 @@ class JobManager:
         self.settings = settings
         self.config = config
         self.root = settings.artifacts.expanduser().resolve()
+        #: Where job folders live for good: ``root`` itself, or S3 with working copies in ``root``.
+        self.store: ArtifactStore = open_store(settings.artifact_store, self.root)
+        #: The job folders on this machine (the store itself when it is local): jobs running here are read there.
+        self._local: ArtifactStore = self.store if not self.store.remote else LocalStore(self.root)
         self.cwd = cwd or Path.cwd()
         self.hub = EventHub()
         self.stopping = threading.Event()
@@ -107,46 +120,47 @@ class JobManager:
         return self.root / job_id
 
     def owner_of(self, job_id: str) -> str | None:
-        """Who submitted a job, from the owners folder beside the jobs.
+        """Who submitted a job, from the owners record beside the jobs (``.owners/<job_id>`` in the store).
 
-        Not from job.json: analysis scripts may write anywhere in their own job folder, never in the artifacts root.
+        Not from job.json: analysis scripts may write anywhere in their own job folder, never beside it.
         """
-        try:
-            return (self.root / OWNERS_DIR / job_id).read_text(encoding="utf-8").strip() or None
-        except OSError:
-            return None
+        return (self.store.read_meta("owners", job_id) or "").strip() or None
 
     def record_owner(self, job_id: str, user: str) -> None:
-        write_text_atomic(self.root / OWNERS_DIR / job_id, user + "\n")
+        self.store.write_meta("owners", job_id, user + "\n")
 
     def owned(self, job_id: str, user: str) -> dict[str, Any]:
         """``job.json`` of a job that belongs to ``user``; anyone else's job is answered as missing (404)."""
         if self.owner_of(self.job_dir(job_id).name) != user:
             raise not_found()
-        try:
-            return read_json(self.job_dir(job_id) / "job.json")
-        except (OSError, ValueError):
-            raise not_found() from None
+        status = self._job_json(job_id, "job.json")
+        if not isinstance(status, dict) or "status" not in status:
+            raise not_found()
+        return status
 
     def list_jobs(self, user: str) -> list[dict[str, Any]]:
         jobs = []
-        for folder, status in iter_jobs(self.root):
-            if JOB_ID.fullmatch(folder.name) and self.owner_of(folder.name) == user:
+        for job_id in self.store.job_ids():
+            if not JOB_ID.fullmatch(job_id) or self.owner_of(job_id) != user:
+                continue
+            status = self._job_json(job_id, "job.json")
+            if isinstance(status, dict):
                 keys = ("id", "status", "stage", "created_at")
-                jobs.append({**{k: status.get(k) for k in keys}, "request": _request_text(folder)[:200]})
+                jobs.append({**{k: status.get(k) for k in keys}, "request": self._request_text(job_id)[:200]})
         return sorted(jobs, key=lambda j: j["created_at"] or "", reverse=True)
 
     def describe(self, job_id: str, user: str) -> dict[str, Any]:
         """What ``GET /jobs/{id}`` answers: status, plan (Markdown and safe HTML), revisions, usage, artifacts."""
         status = self.owned(job_id, user)
-        root = self.job_dir(job_id)
-        plan = _read_text(root / "plan.md")
-        usage = _read_json(root / "usage.json")
-        request = _read_json(root / "request.json") or {}
+        raw_plan = self.store.read_bytes(job_id, "plan.md")
+        plan = None if raw_plan is None else raw_plan.decode("utf-8", errors="replace")
+        request = self._job_json(job_id, "request.json")
+        request = request if isinstance(request, dict) else {}
+        artifacts = self.store.list_files(job_id)
         with self._lock:
             live = self._live.get(job_id)
             pending = bool(live and live.review_pending)
-        report = root / "final_report.docx"
+        report = "final_report.docx" in artifacts and status["status"] in TERMINAL_KINDS
         return {
             "id": status["id"],
             "status": status["status"],
@@ -162,31 +176,55 @@ class JobManager:
             "max_revisions": status.get("max_revisions"),
             "auto_approve": bool(status.get("auto_approve")),
             "review_pending": pending,
-            "usage": usage,
-            "report": "final_report.docx" if report.is_file() and status["status"] in TERMINAL_KINDS else None,
-            "artifacts": list_artifacts(root),
+            "usage": self._job_json(job_id, "usage.json"),
+            "report": "final_report.docx" if report else None,
+            "artifacts": artifacts,
         }
 
-    def events_path(self, job_id: str, user: str) -> Path:
-        self.owned(job_id, user)
-        return self.job_dir(job_id) / "events.jsonl"
+    def events_reader(self, job_id: str, user: str) -> Callable[[int], bytes]:
+        """What an SSE stream reads ``events.jsonl`` through: the bytes after an offset.
 
-    def artifact(self, job_id: str, user: str, relative: str) -> Path:
-        """A real file inside the job folder; ``../``, NUL bytes and any symlink on the way are not found."""
+        A job with work in this process is read from its local folder (fresher than a remote store, which gets the
+        events when they are synced); any other from the store. Both hold the same append-only file, so one offset
+        fits either.
+        """
         self.owned(job_id, user)
-        root = self.job_dir(job_id).resolve()
-        parts = Path(relative).parts
-        if "\x00" in relative or not parts or any(p in ("..", "/") for p in parts):
+
+        def read(offset: int) -> bytes:
+            with self._lock:
+                here = job_id in self._live
+            return (self._local if here else self.store).read_from(job_id, EVENTS_FILE, offset)
+
+        return read
+
+    def artifact(self, job_id: str, user: str, relative: str) -> Path | bytes:
+        """A listed job file: a local store's real file (a Path), a remote store's bytes.
+
+        ``../``, NUL bytes, hidden files, the lock and any symlink on the way are not found.
+        """
+        self.owned(job_id, user)
+        try:
+            check_relative(relative)
+        except BadInputError:
+            raise not_found() from None
+        if not listed(relative):
             raise not_found()
-        target = root.joinpath(*parts)
-        current = root
-        for part in parts:  # a script may have planted a link anywhere in its folder: never follow one
-            current = current / part
-            if current.is_symlink():
-                raise not_found()
-        if not target.is_file() or not _listed(target.relative_to(root)):
+        found = (
+            self.store.file_path(job_id, relative)
+            if isinstance(self.store, LocalStore)
+            else self.store.read_bytes(job_id, relative)
+        )
+        if found is None:
             raise not_found()
-        return target
+        return found
+
+    def _job_json(self, job_id: str, name: str) -> Any:
+        """A JSON job file read through the store (never through a link), or None when missing or malformed."""
+        return _read_json_bytes(self.store.read_bytes(job_id, name))
+
+    def _request_text(self, job_id: str) -> str:
+        data = self._job_json(job_id, "request.json")
+        return str(data.get("request", "")) if isinstance(data, dict) else ""
 
     # -- actions ----------------------------------------------------------------------------------------------------
 
@@ -205,9 +243,13 @@ class JobManager:
         The uploads go straight into the job's ``data/`` folder, where intake leaves them in place: a server that
         stops before intake ran resumes the job from there.
 
+        The folder is made here, under the local root, then pushed to the store. When the start cannot be queued
+        (the queue is full or its broker is down) nothing is left behind: the folder, its store copy and its owners
+        record are deleted, and the error propagates (HTTP 503).
+
         Raises:
             BadInputError: An empty request or a bad provider or revision count.
-            ServiceBusy: The queue is full.
+            ServiceBusy: The queue is full, or its broker cannot be reached (BrokerUnavailable).
         """
         request = request.strip()
         if not request:
@@ -229,14 +271,24 @@ class JobManager:
             rt = create_job(
                 JobOptions(inputs=inputs, request=request, settings=settings, columns_file=columns, cwd=self.cwd), job
             )
+            rt.job.update(owner=user, auto_approve=auto_approve)  # shown to people; ownership is the owners record
+            self.store.push(job.id)
             self.record_owner(job.id, user)
-            rt.job.update(owner=user, auto_approve=auto_approve)  # shown to people; ownership is the owners folder
+            self._enqueue(WorkItem(job.id, "start", inputs=tuple(p.name for p in inputs), stage=START_STAGE), rt)
         except BaseException:
-            shutil.rmtree(job.root, ignore_errors=True)
+            self._discard(job)
             raise
-        self._enqueue(WorkItem(job.id, "start", inputs=tuple(p.name for p in inputs)), rt)
         logger.info("job %s submitted by %s", job.id, user)
         return job.id
+
+    def _discard(self, job: JobFolder) -> None:
+        """Remove a job that could not be submitted: its folder here, its store copy and its owners record."""
+        try:
+            self.store.delete_job(job.id)
+        except Exception:  # the original error matters more; an unreachable store leaves an unowned copy
+            logger.exception("job %s: could not delete the unsubmitted job from the store", job.id)
+        shutil.rmtree(job.root, ignore_errors=True)
+        logger.info("job %s discarded: it could not be submitted", job.id)
 
     def job_settings(self, provider: str | None, max_revisions: int | None) -> Settings:
         """The server settings with this job's provider and revision limit (a copy: jobs never share settings)."""
@@ -252,7 +304,7 @@ class JobManager:
                         f"max_revisions is {max_revisions}.", f"send a number from 0 to {MAX_REVISIONS_LIMIT}."
                     )
                 settings = dataclasses.replace(settings, max_revisions=max_revisions)
-            settings, _ = resolve_auto_provider(settings)
+            settings, _ = resolve_auto_provider(settings, deployment=self.config.deployment)
         except BadInputError:
             raise
         except InsightloomError as exc:
@@ -275,7 +327,8 @@ class JobManager:
                 f"No revisions left: {limit} were allowed and this is revision {revision}.", "approve or cancel."
             )
         decision: Literal["approve", "feedback"] = "approve" if approve else "feedback"
-        self._enqueue(WorkItem(job_id, "review", decision=decision, feedback=feedback), exclusive_review=True)
+        item = WorkItem(job_id, "review", decision=decision, feedback=feedback, stage=f"rev{revision}")
+        self._enqueue(item, exclusive_review=True)
 
     def cancel(self, job_id: str, user: str) -> str:
         """Stop a job: its runtime's cancel flag if it has work here, else cancel its pending review at once.
@@ -299,37 +352,96 @@ class JobManager:
         if status["status"] != "awaiting_review":
             if status["status"] not in ACTIVE:
                 raise JobConflict(f"Job {job_id} cannot be cancelled: it already ended ({status['status']}).")
-            JobFolder.open(self.root / job_id).request_cancel()  # another process runs it: it checks this file
+            # Another process runs it and checks this file (a remote store carries it to that worker's copy).
+            self.store.write_bytes(job_id, CANCEL_FILE, (utc_now() + "\n").encode())
             return "requested"
-        live = self._claim(job_id)
-        if live is None:  # work for the job arrived meanwhile: stop that instead
-            return self.cancel(job_id, user)
+        return self._cancel_review(job_id, user)
+
+    def _cancel_review(self, job_id: str, user: str) -> str:
+        """End a job that waits for a review, at once: under the job's lock, from a fresh copy, pushed back."""
         try:
-            review(live.rt, Decision("cancel"))
+            with self.store.lock(job_id):
+                live = self._claim(job_id)  # loads (pulls) the job under the lock: no worker changes it meanwhile
+                if live is not None:
+                    self._cancel_claimed(live)
         except InsightloomError as exc:
             raise JobConflict(f"Job {job_id} cannot be cancelled: {exc.message}", exc.fix) from None
-        finally:
-            self._release(job_id, review_done=False)
+        if live is None:  # work for the job arrived meanwhile: stop that instead
+            return self.cancel(job_id, user)
         return "cancelled"
+
+    def _cancel_claimed(self, live: _Live) -> None:
+        job_id = live.rt.job.id
+        live.rt.lock_held = True  # the store's lock is the job's lock: review() must not take it again
+        try:
+            review(live.rt, Decision("cancel"))
+            self.store.push(job_id)
+        finally:
+            live.rt.lock_held = False
+            self._release(job_id, review_done=False)
 
     # -- work ------------------------------------------------------------------------------------------------------
 
     def execute(self, item: WorkItem) -> None:
-        """Run one work item (called by a queue worker, here or in another process)."""
-        with self._lock:
-            live = self._live.get(item.job_id)
-        rt = live.rt if live is not None else self._load(item.job_id)
+        """Run one work item (called by a queue worker, here or in another process); a locked job is only logged."""
         try:
-            outcome = self._run(rt, item)
-            if outcome is None and rt.job.status().get("auto_approve") and not rt.cancel.is_set():
-                drive(rt, None, AutoApprove())
+            self.run_item(item)
         except JobLocked as exc:
             logger.warning("job %s: %s", item.job_id, exc)
-        except InsightloomError as exc:
-            logger.warning("job %s: %s failed: %s", item.job_id, item.action, exc)
+
+    def run_item(self, item: WorkItem) -> Verdict:
+        """Run one work item under the job's lock, once a check made under that lock says it is still due.
+
+        A redelivered or repeated item whose stage the job has passed is acknowledged and does nothing (logged); a
+        job whose runner died resumes from the stage it stopped in (:mod:`.delivery`).
+
+        Returns:
+            The verdict: ``run``, ``resume`` or ``skip``.
+
+        Raises:
+            JobLocked: Another live runner holds the job (a distributed queue retries the item later).
+        """
+        with self._lock:
+            live = self._live.get(item.job_id)
+        try:
+            with self.store.lock(item.job_id) as held:
+                rt = self._runtime(item.job_id, live)
+                verdict, why = delivery_verdict(item, rt.job.status())
+                if verdict == "skip":
+                    logger.info("job %s: %s acknowledged, nothing to do: %s", item.job_id, item.key, why)
+                    return verdict
+                logger.info("job %s: %s → %s (%s)", item.job_id, item.key, verdict, why)
+                self._work(rt, item, verdict, held)
+                return verdict
         finally:
             if live is not None:
                 self._release(item.job_id, review_done=item.action == "review" and item.decision != "cancel")
+
+    def _runtime(self, job_id: str, live: _Live | None) -> JobRuntime:
+        """The job's runtime from its (freshly pulled) folder; an in-process job keeps its cancel flag."""
+        if live is not None and not self.store.remote:
+            return live.rt
+        rt = self._load(job_id)  # pulls: the last holder may have been on another machine
+        if live is not None:
+            rt.cancel = live.rt.cancel
+        return rt
+
+    def _work(self, rt: JobRuntime, item: WorkItem, verdict: Verdict, held: HeldLock) -> None:
+        """Run the item (or the resume) with the lock already held, syncing outputs to the store as stages end."""
+        rt.lock_held = True
+        done = threading.Event()
+        watcher = threading.Thread(target=_stop_when_lost, args=(held, rt, done), daemon=True)
+        watcher.start()
+        try:
+            with LiveSync(self.store, item.job_id, rt.job.events, held):
+                outcome = resume(rt) if verdict == "resume" else self._run(rt, item)
+                if outcome is None and rt.job.status().get("auto_approve") and not rt.cancel.is_set():
+                    drive(rt, None, AutoApprove())
+        except InsightloomError as exc:
+            logger.warning("job %s: %s failed: %s", item.job_id, item.key, exc)
+        finally:
+            done.set()
+            rt.lock_held = False
 
     def _run(self, rt: JobRuntime, item: WorkItem) -> object:
         if item.action == "review":
@@ -344,7 +456,7 @@ class JobManager:
             return "cancelled"
         if item.action == "resume":
             return resume(rt)
-        inputs = [rt.job.path("data", name) for name in item.inputs]
+        inputs = [rt.job.path("data", name) for name in item.inputs] or job_inputs(rt)
         columns = rt.job.path("data", "column_definitions.json")
         return start(rt, inputs, columns if columns.is_file() else None)
 
@@ -352,26 +464,23 @@ class JobManager:
         """On start: resume this service's jobs that stopped mid-run (their lock is dead); list those awaiting review.
 
         Reviews that were accepted but had not run yet, and auto-approvals, are queued again. Jobs without an
-        ``owner`` were started by the CLI and are left to ``insightloom resume``.
+        owner were started by the CLI and are left to ``insightloom resume``.
 
         Returns:
             The ids resumed and the ids awaiting review.
         """
-        resumed, waiting = [], []
-        for folder, status in iter_jobs(self.root):
-            if not JOB_ID.fullmatch(folder.name) or self.owner_of(folder.name) is None:
-                continue
-            if status["status"] in ACTIVE and not lock_alive(folder):
-                self._enqueue(WorkItem(folder.name, "resume"))
-                resumed.append(folder.name)
-            elif status["status"] == "awaiting_review":
-                waiting.append(folder.name)
-                pending = status.get("pending_review")
-                if not pending and status.get("auto_approve"):
-                    pending = {"decision": "approve"}
-                if pending:
-                    item = WorkItem(folder.name, "review", pending["decision"], pending.get("feedback", ""))
-                    self._enqueue(item, exclusive_review=True)
+        items = due_items(self.store, grace_s=0.0)
+        resumed = [item.job_id for item in items if item.action != "review"]
+        waiting = []
+        for job_id in self.store.job_ids():
+            status = _read_json_bytes(self.store.read_bytes(job_id, "job.json"))
+            if isinstance(status, dict) and status.get("status") == "awaiting_review" and self.owner_of(job_id):
+                waiting.append(job_id)
+        for item in items:
+            try:
+                self._enqueue(item, exclusive_review=item.action == "review")
+            except InsightloomError as exc:
+                logger.warning("job %s: could not queue %s: %s", item.job_id, item.key, exc)
         if resumed or waiting:
             logger.info("recovered jobs: %d resumed, %d awaiting review", len(resumed), len(waiting))
         return resumed, waiting
@@ -379,7 +488,9 @@ class JobManager:
     # -- bookkeeping ---------------------------------------------------------------------------------------------------
 
     def _load(self, job_id: str) -> JobRuntime:
-        rt = load_runtime(self.job_dir(job_id))
+        """The job's runtime from its local folder, brought up to date with the store first."""
+        self.job_dir(job_id)  # a malformed id is not found before it reaches the store
+        rt = load_runtime(self.store.pull(job_id))
         self.hub.attach(rt.job.events)
         return rt
 
@@ -411,6 +522,7 @@ class JobManager:
         try:
             if exclusive_review:  # on disk too: a server stopped before the item ran queues it again at start
                 live.rt.job.update(pending_review={"decision": item.decision, "feedback": item.feedback})
+                self.store.push(item.job_id)
             self._put(item)
         except InsightloomError:
             self._release(item.job_id, review_done=exclusive_review)
@@ -437,31 +549,17 @@ class JobManager:
                 del self._live[job_id]
 
 
-def _read_text(path: Path) -> str | None:
+def _stop_when_lost(held: HeldLock, rt: JobRuntime, done: threading.Event) -> None:
+    """Cancel the job's work when its lock was taken over (a missed heartbeat): another runner owns it now."""
+    while not done.wait(1.0):
+        if held.lost.is_set():
+            logger.error("job %s: its lock was taken over by another runner; stopping this one", rt.job.id)
+            rt.cancel.set()
+            return
+
+
+def _read_json_bytes(raw: bytes | None) -> Any:
     try:
-        return path.read_text(encoding="utf-8")
-    except OSError:
+        return json.loads(raw or b"")
+    except ValueError:
         return None
-
-
-def _read_json(path: Path) -> Any:
-    try:
-        return read_json(path)
-    except (OSError, ValueError):
-        return None
-
-
-def _request_text(folder: Path) -> str:
-    data = _read_json(folder / "request.json")
-    return str(data.get("request", "")) if isinstance(data, dict) else ""
-
-
-def _listed(relative: Path) -> bool:
-    """Artifacts exclude the lock and hidden or temporary files (atomic writes use ``.name.tmp`` files)."""
-    return relative.name != LOCK_FILE and not any(part.startswith(".") for part in relative.parts)
-
-
-def list_artifacts(root: Path) -> list[str]:
-    """The job's real files, as paths relative to its folder (symlinks, to files or folders, are never listed)."""
-    found = (path.relative_to(root) for path in iter_real_files(root))
-    return sorted(p.as_posix() for p in found if _listed(p))

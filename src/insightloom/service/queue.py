@@ -20,6 +20,8 @@ from ..errors import QueueFull
 logger = logging.getLogger(__name__)
 
 Action = Literal["start", "review", "resume"]
+#: The stage a ``start`` item expects to run first.
+START_STAGE = "intake"
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,8 @@ class WorkItem:
         decision: For ``review``: ``approve``, ``feedback`` or ``cancel``.
         feedback: For a ``feedback`` review: what the Planner should change.
         inputs: For ``start``: data file names inside the job's ``data/`` folder, in upload order.
+        stage: The stage this item expects to run: ``intake`` for ``start``, ``rev<N>`` for the review of plan
+            revision N, the job's stage for ``resume``. A worker that finds the job past it does nothing.
     """
 
     job_id: str
@@ -39,6 +43,12 @@ class WorkItem:
     decision: Literal["approve", "feedback", "cancel"] = "approve"
     feedback: str = ""
     inputs: tuple[str, ...] = ()
+    stage: str = ""
+
+    @property
+    def key(self) -> str:
+        """``start@intake``, ``review@rev2``, ``resume@supervise``: what the worker logs and checks."""
+        return f"{self.action}@{self.stage or (START_STAGE if self.action == 'start' else '?')}"
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready, for engines that serialize their messages."""
@@ -70,6 +80,12 @@ class JobQueue(Protocol):
     def close(self) -> None:
         """Stop taking items; items already running may finish or be abandoned (they resume on the next start)."""
         ...
+
+
+def broker_reachable(queue: object) -> bool | None:
+    """Whether the queue's broker answers now (``queue.broker_ok()``), or None for a queue with no broker."""
+    check = getattr(queue, "broker_ok", None)
+    return None if check is None else bool(check())
 
 
 class ThreadPoolJobQueue:

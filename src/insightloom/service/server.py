@@ -14,7 +14,7 @@ from fastapi import FastAPI
 from ..config import Settings
 from ..errors import BadInputError
 from .app import create_app
-from .service_settings import SECRET_ENV, ServiceConfig, check_binding
+from .service_settings import SECRET_ENV, ServiceConfig, prepare_serving
 
 logger = logging.getLogger(__name__)
 
@@ -49,14 +49,18 @@ def build_server(app: FastAPI, host: str, port: int, *, log_level: str = "info")
 def run_server(host: str, port: int, settings: Settings) -> None:
     """``insightloom serve``: run the API and web page until interrupted.
 
+    With a token or a non-loopback bind the server is a deployment: ``provider: auto`` is resolved before binding
+    and never falls back to the offline model (:func:`~.service_settings.prepare_serving`).
+
     Raises:
         BadInputError: A non-loopback ``host`` with no API token configured, or an artifacts folder that can't be
             created.
-        ConfigError: A malformed service env var or tokens file.
+        ConfigError: A malformed service env var or tokens file, or a deployment with ``provider: auto`` and no AWS
+            credentials configured.
     """
     config = ServiceConfig.from_env()
     forget_secret_env()  # read once: the process that forks scripts keeps no token in its environment
-    check_binding(host, config)
+    settings = prepare_serving(host, settings, config)
     try:
         settings.artifacts.expanduser().mkdir(parents=True, exist_ok=True)
     except OSError as exc:

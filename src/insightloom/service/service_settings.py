@@ -19,6 +19,7 @@ from pathlib import Path
 
 import yaml
 
+from ..config import Settings, deployment_settings
 from ..errors import BadInputError, ConfigError
 
 logger = logging.getLogger(__name__)
@@ -39,6 +40,8 @@ class ServiceConfig:
         keepalive_s: Seconds between SSE keepalive comments (proxies drop silent streams).
         poll_s: How often an SSE stream re-reads ``events.jsonl`` written by another process.
         session_hours: Lifetime of a browser sign-in cookie.
+        deployment: The deployment mode this process runs in (``deployment_mode``), or None for a local one; in a
+            deployment mode ``provider: auto`` never falls back to the offline model.
     """
 
     tokens: dict[str, str] = field(default_factory=dict)
@@ -48,6 +51,7 @@ class ServiceConfig:
     keepalive_s: float = 15.0
     poll_s: float = 1.0
     session_hours: float = 12.0
+    deployment: str | None = None
 
     @property
     def open(self) -> bool:
@@ -144,3 +148,36 @@ def check_binding(host: str, config: ServiceConfig) -> None:
             f"Refusing to serve on {host} without an API token: anyone on the network could run jobs and read reports.",
             "set INSIGHTLOOM_API_TOKEN (or INSIGHTLOOM_TOKENS_FILE), or bind --host 127.0.0.1.",
         )
+
+
+def deployment_mode(host: str, config: ServiceConfig) -> str | None:
+    """The deployment mode of a server on ``host``: with a token or off loopback it serves others, not one user.
+
+    Returns:
+        ``"serve with a token"``, ``"serve on <host>"`` for a non-loopback bind, or None for a local (loopback,
+        token-less) server, where ``auto`` may still fall back to the offline model with its notice.
+    """
+    if not config.open:
+        return "serve with a token"
+    if not is_loopback(host):
+        return f"serve on {host}"
+    return None
+
+
+def prepare_serving(host: str, settings: Settings, config: ServiceConfig) -> Settings:
+    """Start-up checks of a server, before it binds: the binding rule, then the provider of its deployment mode.
+
+    Records the mode on ``config.deployment`` so that each job's ``auto`` is resolved the same way.
+
+    Returns:
+        The server's settings, ``auto`` resolved in a deployment mode (unchanged in a local one: jobs resolve it).
+
+    Raises:
+        BadInputError: A non-loopback ``host`` with no API token configured (exit 2).
+        ConfigError: A deployment mode, ``provider: auto`` and no AWS credentials configured (exit 2).
+    """
+    check_binding(host, config)
+    config.deployment = deployment_mode(host, config)
+    if config.deployment is None:
+        return settings
+    return deployment_settings(settings, config.deployment)

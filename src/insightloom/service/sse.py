@@ -1,8 +1,10 @@
 """Server-Sent Events from ``events.jsonl``.
 
 The stream tails the file rather than an in-memory queue, so it works whoever writes the job (this process, a worker
-elsewhere, a server that restarted) and a reconnect with ``Last-Event-ID`` replays exactly what was missed. Jobs that
-run in this process also wake their streams at once through :class:`EventHub`; others are re-read every ``poll_s``.
+elsewhere, a server that restarted) and a reconnect with ``Last-Event-ID`` replays exactly what was missed. The file
+is read through a callable (the bytes after an offset), so it may sit in the local folder or in the artifact store
+(S3). Jobs that run in this process also wake their streams at once through :class:`EventHub`; others are re-read
+every ``poll_s``.
 Each frame is ``id:`` (event id), ``event:`` (kind) and ``data:`` (the whole event as one JSON line).
 """
 
@@ -14,7 +16,6 @@ import logging
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager, suppress
-from pathlib import Path
 from typing import Any
 
 from ..events import TERMINAL_KINDS, EventLog
@@ -68,23 +69,26 @@ class EventHub:
                     self._waiters.pop(job_id, None)
 
 
-class EventTail:
-    """Reads complete new lines of ``events.jsonl`` since the last read; a half-written last line waits."""
+#: Reads a job's ``events.jsonl`` after a byte offset (empty when there is nothing new, or no file yet).
+Reader = Callable[[int], bytes]
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
+
+class EventTail:
+    """Reads complete new lines of ``events.jsonl`` since the last read; a half-written last line waits.
+
+    Args:
+        read: The bytes of the file after an offset, e.g. ``functools.partial(store.read_from, job_id, name)``.
+    """
+
+    def __init__(self, read: Reader) -> None:
+        self.read = read
         self.offset = 0
         self.buffer = b""
         self.last_kind: str | None = None
 
     def read_new(self) -> list[tuple[dict[str, Any], str]]:
         """New events, each with its JSON line as written."""
-        try:
-            with self.path.open("rb") as fh:
-                fh.seek(self.offset)
-                chunk = fh.read()
-        except FileNotFoundError:
-            return []
+        chunk = self.read(self.offset)
         self.offset += len(chunk)
         self.buffer += chunk
         *lines, self.buffer = self.buffer.split(b"\n")
@@ -98,7 +102,7 @@ class EventTail:
             except ValueError:
                 event = None
             if not isinstance(event, dict) or not isinstance(event.get("id"), int) or "kind" not in event:
-                logger.warning("skipping a malformed line in %s", self.path)
+                logger.warning("skipping a malformed line in events.jsonl: %.80s", line)
                 continue
             self.last_kind = event["kind"]
             out.append((event, line))
@@ -110,7 +114,7 @@ def frame(event: dict[str, Any], line: str) -> bytes:
 
 
 async def event_stream(
-    path: Path,
+    read: Reader,
     wake: asyncio.Event,
     *,
     after_id: int = 0,
@@ -124,7 +128,7 @@ async def event_stream(
     server stops (``stopping``); it never ends on ``plan_review_request``, which waits for a person.
 
     Args:
-        path: The job's ``events.jsonl`` (it may not exist yet).
+        read: Reads the job's ``events.jsonl`` after an offset (the file may not exist yet).
         wake: Set when the job may have a new event; the stream re-reads the file then, or after ``poll_s``.
         after_id: The client's ``Last-Event-ID``: events up to it are not sent again.
         keepalive_s: Seconds of silence after which a comment frame is sent.
@@ -132,12 +136,12 @@ async def event_stream(
         stopping: Whether the server is shutting down.
     """
     loop = asyncio.get_running_loop()
-    tail = EventTail(path)
+    tail = EventTail(read)
     yield f"retry: {RETRY_MS}\n\n".encode()
     quiet_since = loop.time()
     while not stopping():
         wake.clear()
-        for event, line in tail.read_new():
+        for event, line in await asyncio.to_thread(tail.read_new):  # a store read may be a network call
             if event["id"] <= after_id:
                 continue
             yield frame(event, line)

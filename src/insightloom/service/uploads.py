@@ -73,7 +73,7 @@ class BodyLimit:
 
 
 async def _reject(send: Send, detail: str) -> None:
-    body = json.dumps({"detail": detail}).encode("utf-8")
+    body = json.dumps({"detail": detail, "fix": None}).encode("utf-8")  # the one error shape (errors_http)
     await send(
         {
             "type": "http.response.start",

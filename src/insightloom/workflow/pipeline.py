@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -129,8 +130,9 @@ def _our_error(exc: BaseException) -> BaseException:
 
 def _guarded(rt: JobRuntime, started: float, step: Callable[[], JobOutcome | None]) -> JobOutcome | None:
     """Run a step under the job's lock; turn errors and Ctrl-C into a terminal status that keeps the files."""
+    held: AbstractContextManager[object] = nullcontext() if rt.lock_held else JobLock(rt.root)
     try:
-        with JobLock(rt.root):
+        with held:
             try:
                 return step()
             except Exception as exc:
@@ -173,13 +175,35 @@ def _run_supervisor(rt: JobRuntime, started: float) -> JobOutcome:
 
 def _from_intake(rt: JobRuntime, inputs: list[Path], columns_file: Path | None, started: float) -> JobOutcome | None:
     stages.intake(rt, inputs, columns_file)
+    return _from_coordinate(rt, started)
+
+
+def _from_coordinate(rt: JobRuntime, started: float) -> JobOutcome | None:
     answer = stages.coordinate(rt)
     if answer is not None:
         stages.finish(rt, "completed")
         return JobOutcome("completed", rt.root, 0, answer=answer, seconds=time.perf_counter() - started)
+    return _from_plan(rt)
+
+
+def _from_plan(rt: JobRuntime) -> JobOutcome | None:
     stages.plan(rt)
     rt.job.set_stage("review")
     stages.request_review(rt, 0)
+    return None
+
+
+def _revise(rt: JobRuntime, feedback: str, revision: int) -> JobOutcome | None:
+    """Write plan revision ``revision`` from the reviewer's feedback and ask for its review.
+
+    job.json keeps ``revising`` (the revision and its feedback) until the new plan awaits review, so a runner that
+    dies mid-revision is resumed with the same feedback, from the plan stage.
+    """
+    rt.job.update(status="running", revising={"revision": revision, "feedback": feedback})
+    plan = stages.revise(rt, feedback, revision)
+    rt.job.set_stage("review")
+    rt.job.events.emit("plan_revised", plan=plan, revision=revision)
+    stages.request_review(rt, revision)
     return None
 
 
@@ -214,11 +238,7 @@ def review(rt: JobRuntime, decision: Decision) -> JobOutcome | None:
             stages.finish(rt, "cancelled")
             return JobOutcome("cancelled", rt.root, 130)
         if decision.action == "feedback":
-            plan = stages.revise(rt, decision.feedback, revision + 1)
-            rt.job.set_stage("review")
-            rt.job.events.emit("plan_revised", plan=plan, revision=revision + 1)
-            stages.request_review(rt, revision + 1)
-            return None
+            return _revise(rt, decision.feedback, revision + 1)
         return _run_supervisor(rt, started)
 
     return _guarded(rt, started, step)
@@ -226,6 +246,9 @@ def review(rt: JobRuntime, decision: Decision) -> JobOutcome | None:
 
 def resume(rt: JobRuntime) -> JobOutcome | None:
     """Continue a job that stopped (killed, failed or restarted) from its last completed stage.
+
+    Only the stage that was interrupted runs again: a job stopped in ``plan`` keeps its intake and the Coordinator's
+    hand-off, one stopped in ``supervise`` keeps its plan and every checked calculation.
 
     Args:
         rt: The job's runtime, from :func:`load_runtime`.
@@ -241,17 +264,44 @@ def resume(rt: JobRuntime) -> JobOutcome | None:
         raise BadInputError(f"Job {rt.job.id} already ended as {status['status']}.", "start a new job with `run`.")
     if status["status"] == "awaiting_review":
         return None
-    stage = status.get("stage")
     started = time.perf_counter()
+    return _guarded(rt, started, lambda: _resume_step(rt, status, started))
+
+
+def resume_stage(status: dict[str, Any], has_profile: bool) -> str:
+    """The stage a stopped job continues from: the one it was in, or the first one whose inputs are missing.
+
+    ``review`` while running means an approval was being applied (a revision in flight is recorded as ``revising``).
+    """
+    stage = status.get("stage")
+    if stage in (None, "intake") or not has_profile:
+        return "intake"
+    if status.get("revising"):
+        return "revise"
+    if stage == "review":
+        return "supervise"
+    return str(stage)
+
+
+def _resume_step(rt: JobRuntime, status: dict[str, Any], started: float) -> JobOutcome | None:
+    stage = resume_stage(status, rt.profile is not None)
+    logger.info("job %s: resuming from %s (it stopped in %s)", rt.job.id, stage, status.get("stage"))
+    rt.job.update(status="running")
     if stage == "supervise":
-        rt.job.update(status="running")
-        return _guarded(rt, started, lambda: _run_supervisor(rt, started))
-    data = _inputs_in_given_order(rt)
+        return _run_supervisor(rt, started)
+    if stage == "revise":
+        revising = status["revising"]
+        return _revise(rt, str(revising.get("feedback", "")), int(revising.get("revision", 1)))
+    if stage == "plan":
+        return _from_plan(rt)
+    if stage == "coordinate":
+        return _from_coordinate(rt, started)
+    data = job_inputs(rt)
     columns = rt.job.path("data", "column_definitions.json")
-    return _guarded(rt, started, lambda: _from_intake(rt, data, columns if columns.exists() else None, started))
+    return _from_intake(rt, data, columns if columns.exists() else None, started)
 
 
-def _inputs_in_given_order(rt: JobRuntime) -> list[Path]:
+def job_inputs(rt: JobRuntime) -> list[Path]:
     """The job's copies of its inputs, in the order first given (the first one is the ``data`` alias)."""
     given = [Path(p).name for p in read_json(rt.job.path("request.json")).get("inputs", [])]
     copies = {p.name: p for p in rt.job.path("data").iterdir() if p.name != "column_definitions.json"}

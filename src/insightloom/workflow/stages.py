@@ -144,7 +144,13 @@ def request_review(rt: JobRuntime, revision: int) -> None:
 
     The caller has entered the ``review`` stage already, so that ``plan_revised`` sits right before this request.
     """
-    rt.job.update(status="awaiting_review", stage="review", revision=revision, max_revisions=rt.settings.max_revisions)
+    rt.job.update(
+        status="awaiting_review",
+        stage="review",
+        revision=revision,
+        max_revisions=rt.settings.max_revisions,
+        revising=None,
+    )
     rt.job.events.emit(
         "plan_review_request", plan=rt.state.full_plan, revision=revision, max_revisions=rt.settings.max_revisions
     )

@@ -17,7 +17,9 @@ function notice(message) {
 
 function detailOf(body) {
   if (!body) return '';
-  if (typeof body.detail === 'string') return body.detail;
+  if (typeof body.detail === 'string') {
+    return typeof body.fix === 'string' && body.fix ? `${body.detail} Fix: ${body.fix}` : body.detail;
+  }
   if (Array.isArray(body.detail)) {
     return body.detail.map((d) => `${(d.loc || []).slice(1).join('.')}: ${d.msg}`).join('; ');
   }

@@ -1,0 +1,171 @@
+"""The default artifact store: the local artifacts folder is the store itself (see :mod:`.base`).
+
+Scripts are untrusted and may plant symbolic links (or FIFOs) anywhere in their job folder, so every read here walks
+from the job folder one component at a time without following a link (:mod:`insightloom.fileio`), and listings skip
+links to files and folders alike. Records beside the jobs (``<root>/.owners/<job_id>``...) are out of every script's
+reach: the sandbox only sees its own job folder.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import shutil
+import stat
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO
+
+from ..errors import BadInputError, UnsafePathError
+from ..fileio import MAX_READ_BYTES, _open_file, _parent_dir, iter_real_files, write_text_atomic
+from ..joblock import JobLock, lock_alive
+from .base import HeldLock, MetaKind, listed
+from .ids import JOB_ID_RE, check_job_id, check_relative
+
+#: Every kind of record kept beside the jobs (deleted with the job).
+META_KINDS: tuple[MetaKind, ...] = ("owners", "sweeps")
+
+
+@dataclass
+class LocalHeld:
+    """A held local lock: ``flock`` + heartbeat keep out a second holder, so the fence never needs to move."""
+
+    fence: int = 0
+    lost: threading.Event = field(default_factory=threading.Event)
+
+
+class LocalStore:
+    """Job folders in ``root`` (the artifacts folder); see :class:`~insightloom.storage.base.ArtifactStore`.
+
+    Args:
+        root: The artifacts folder (created on first write).
+    """
+
+    remote = False
+
+    def __init__(self, root: Path) -> None:
+        self.root = root.expanduser().resolve()
+        self.uri = str(self.root)
+
+    # -- job folders ----------------------------------------------------------------------------------------------
+
+    def job_dir(self, job_id: str) -> Path:
+        return self.root / check_job_id(job_id)
+
+    def job_ids(self) -> list[str]:
+        if not self.root.is_dir():
+            return []
+        found = (p.parent for p in self.root.glob("*/job.json"))
+        return sorted(d.name for d in found if JOB_ID_RE.fullmatch(d.name) and not d.is_symlink())
+
+    def file_path(self, job_id: str, relative: str) -> Path | None:
+        """A listed, regular job file reached without passing through a link (what a download may serve), or None."""
+        if not listed(relative):
+            return None
+        try:
+            with self._open(job_id, relative):
+                return self._path(job_id, relative)
+        except (OSError, BadInputError):
+            return None
+
+    def read_bytes(self, job_id: str, relative: str) -> bytes | None:
+        try:
+            with self._open(job_id, relative) as handle:
+                return handle.read(MAX_READ_BYTES)
+        except (OSError, BadInputError):
+            return None
+
+    def read_from(self, job_id: str, relative: str, offset: int) -> bytes:
+        try:
+            with self._open(job_id, relative) as handle:
+                handle.seek(offset)
+                return handle.read(MAX_READ_BYTES)
+        except (OSError, BadInputError):
+            return b""
+
+    def list_files(self, job_id: str) -> list[str]:
+        job = self.job_dir(job_id)
+        if job.is_symlink() or not job.is_dir():
+            return []
+        found = (path.relative_to(job).as_posix() for path in iter_real_files(job))
+        return sorted(p for p in found if listed(p))
+
+    def write_bytes(self, job_id: str, relative: str, data: bytes) -> None:
+        """Write atomically (temp file + rename) below the job folder, never through a link a script planted."""
+        job = self.job_dir(job_id)
+        with _parent_dir(self._path(job_id, relative), job, create=True) as (dir_fd, name):
+            tmp = f".{name}.{secrets.token_hex(6)}.tmp"
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+            fd = os.open(tmp, flags, 0o644, dir_fd=dir_fd)
+            try:
+                with os.fdopen(fd, "wb") as handle:
+                    handle.write(data)
+                os.rename(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp, dir_fd=dir_fd)
+                raise
+
+    def pull(self, job_id: str) -> Path:
+        return self.job_dir(job_id)  # the folder is the store: nothing to bring over
+
+    def push(self, job_id: str) -> int:
+        self.job_dir(job_id)
+        return 0
+
+    def delete_job(self, job_id: str) -> None:
+        job = self.job_dir(job_id)
+        if job.is_symlink():  # never delete through a link; remove the link itself
+            job.unlink()
+        else:
+            shutil.rmtree(job, ignore_errors=True)
+        for kind in META_KINDS:
+            self._meta_path(kind, job_id).unlink(missing_ok=True)
+
+    # -- records beside the jobs ------------------------------------------------------------------------------------
+
+    def read_meta(self, kind: MetaKind, job_id: str) -> str | None:
+        try:
+            return self._meta_path(kind, job_id).read_text(encoding="utf-8")
+        except OSError:
+            return None
+
+    def write_meta(self, kind: MetaKind, job_id: str, text: str) -> None:
+        write_text_atomic(self._meta_path(kind, job_id), text)
+
+    # -- the job lock -----------------------------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def lock(self, job_id: str) -> Iterator[HeldLock]:
+        with JobLock(self.job_dir(job_id)):
+            yield LocalHeld()
+
+    def lock_alive(self, job_id: str) -> bool:
+        return lock_alive(self.job_dir(job_id))
+
+    # -- helpers ----------------------------------------------------------------------------------------------------
+
+    def _path(self, job_id: str, relative: str) -> Path:
+        """The local path of a job file, once the id and the relative path are known to stay inside the folder."""
+        return self.job_dir(job_id).joinpath(*check_relative(relative).split("/"))
+
+    def _meta_path(self, kind: MetaKind, job_id: str) -> Path:
+        """``<root>/.<kind>/<job_id>``: ``.owners`` is the folder the service has always kept owners in."""
+        if kind not in META_KINDS:
+            raise ValueError(f"unknown record kind {kind!r}")
+        return self.root / f".{kind}" / check_job_id(job_id)
+
+    @contextlib.contextmanager
+    def _open(self, job_id: str, relative: str) -> Iterator[BinaryIO]:
+        """A job file opened for reading without following a link; only regular files (never a planted FIFO)."""
+        job = self.job_dir(job_id)
+        if job.is_symlink():
+            raise UnsafePathError(f"{job} is a symbolic link.", "remove the link.")
+        fd = _open_file(self._path(job_id, relative), job, os.O_RDONLY | os.O_NONBLOCK)
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                raise UnsafePathError(f"{job_id}/{relative} is not a regular file.", "delete it.")
+            yield handle

@@ -1,0 +1,90 @@
+"""A delivered work item is run, resumed or acknowledged as a no-op, from the job's state alone; the sweeper's picks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from insightloom.service.delivery import delivery_verdict
+from insightloom.service.queue import WorkItem
+from insightloom.service.sweeper import item_for
+from insightloom.workflow.pipeline import resume_stage
+
+JOB = "20261201T000000Z-0123456789ab"
+START = WorkItem(JOB, "start", inputs=("sales.csv",), stage="intake")
+REVIEW_0 = WorkItem(JOB, "review", "approve", stage="rev0")
+CANCEL_0 = WorkItem(JOB, "review", "cancel", stage="rev0")
+RESUME = WorkItem(JOB, "resume", stage="supervise")
+
+
+def status(state: str, stage: str | None = None, revision: int = 0, **extra: Any) -> dict[str, Any]:
+    return {"id": JOB, "status": state, "stage": stage, "revision": revision, **extra}
+
+
+@pytest.mark.parametrize(
+    ("item", "job", "verdict"),
+    [
+        (START, status("queued"), "run"),
+        (START, status("completed", "done"), "skip"),  # a redelivered start never re-runs a finished job
+        (START, status("awaiting_review", "review", 2), "skip"),  # nor flips a reviewed job back to review
+        (START, status("running", "supervise"), "resume"),  # its runner died after the start: resume, not intake
+        (REVIEW_0, status("awaiting_review", "review", 0), "run"),
+        (REVIEW_0, status("awaiting_review", "review", 1), "skip"),  # that plan was already revised
+        (REVIEW_0, status("running", "supervise"), "resume"),
+        (REVIEW_0, status("needs_review", "done"), "skip"),
+        (CANCEL_0, status("awaiting_review", "review", 3), "run"),  # a cancel applies to whatever plan waits
+        (RESUME, status("failed", "supervise"), "skip"),
+        (RESUME, status("running", "plan"), "resume"),
+        (RESUME, status("awaiting_review", "review", 0), "skip"),
+    ],
+)
+def test_delivery_verdicts(item: WorkItem, job: dict[str, Any], verdict: str) -> None:
+    assert delivery_verdict(item, job)[0] == verdict
+
+
+def test_items_name_the_stage_they_expect() -> None:
+    assert (START.key, REVIEW_0.key, RESUME.key) == ("start@intake", "review@rev0", "resume@supervise")
+    assert WorkItem(JOB, "start").key == "start@intake"
+    assert WorkItem.from_dict(REVIEW_0.to_dict()) == REVIEW_0
+
+
+@pytest.mark.parametrize(
+    ("job", "has_profile", "stage"),
+    [
+        (status("queued"), False, "intake"),
+        (status("running", "coordinate"), False, "intake"),  # intake's output is missing: redo intake
+        (status("running", "coordinate"), True, "coordinate"),
+        (status("running", "plan"), True, "plan"),
+        (status("running", "plan", revising={"revision": 1, "feedback": "x"}), True, "revise"),
+        (status("running", "review"), True, "supervise"),  # an approval was being applied
+        (status("running", "supervise"), True, "supervise"),
+    ],
+)
+def test_resume_continues_from_the_interrupted_stage(job: dict[str, Any], has_profile: bool, stage: str) -> None:
+    assert resume_stage(job, has_profile) == stage
+
+
+@pytest.mark.parametrize(
+    ("job", "alive", "age", "key"),
+    [
+        (status("running", "supervise"), False, 0.0, "resume@supervise"),
+        (status("running", "supervise"), True, 999.0, None),  # a live runner has it
+        (status("completed", "done"), False, 999.0, None),
+        (status("queued"), False, 1.0, None),  # its start is probably still waiting in the queue
+        (status("queued"), False, 999.0, "start@intake"),
+        (status("awaiting_review", "review", 2), False, 999.0, None),  # waits for a person
+        (status("awaiting_review", "review", 2, auto_approve=True), False, 999.0, "review@rev2"),
+        (
+            status("awaiting_review", "review", 1, pending_review={"decision": "feedback", "feedback": "x"}),
+            False,
+            999.0,
+            "review@rev1",
+        ),
+    ],
+)
+def test_sweeper_requeues_only_jobs_that_no_live_runner_holds(
+    job: dict[str, Any], alive: bool, age: float, key: str | None
+) -> None:
+    item = item_for(JOB, job, lock_alive=alive, age_s=age, grace_s=120.0)
+    assert (item.key if item else None) == key

@@ -512,7 +512,7 @@ def deployment_settings(settings: Settings, mode: str, env: dict[str, str] | Non
         ConfigError: ``auto`` and no credentials configured (exit 2): the process must refuse to start.
     """
     resolved, _, reason = _resolve_provider(settings, dict(os.environ if env is None else env), mode)
-    logger.warning("%s", reason)
+    logger.info("%s", reason)  # an explicit offline choice was already warned about, once
     return resolved
 
 

@@ -13,12 +13,13 @@ from __future__ import annotations
 import contextlib
 import errno
 import hashlib
+import io
 import json
 import os
 import secrets
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -107,17 +108,57 @@ def write_text_atomic(path: Path, text: str, *, beneath: Path | None = None) -> 
             Path(tmp).unlink(missing_ok=True)
             raise
         return
+    write_chunks_atomic(path, [text.encode("utf-8")], beneath=beneath)
+
+
+def write_chunks_atomic(path: Path, chunks: Iterable[bytes], *, beneath: Path) -> str:
+    """Write ``chunks`` to ``path`` through a temp file renamed over it, never through a link; returns the SHA-256.
+
+    The rename replaces a link planted at ``path`` itself; a link on a folder on the way raises.
+
+    Raises:
+        UnsafePathError: A folder below ``beneath`` is a symbolic link, or ``path`` is outside ``beneath``.
+    """
+    digest = hashlib.sha256()
     with _parent_dir(path, beneath, create=True) as (dir_fd, name):
         tmp = f".{name}.{secrets.token_hex(6)}.tmp"
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644, dir_fd=dir_fd)
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
+            with os.fdopen(fd, "wb") as handle:
+                for chunk in chunks:
+                    digest.update(chunk)
+                    handle.write(chunk)
             os.rename(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
         except BaseException:
             with contextlib.suppress(OSError):
                 os.unlink(tmp, dir_fd=dir_fd)
             raise
+    return digest.hexdigest()
+
+
+@contextlib.contextmanager
+def open_regular(path: Path, *, beneath: Path, max_bytes: int | None = None) -> Iterator[tuple[io.BufferedReader, int]]:
+    """``path`` opened for binary reading without following a link, with its size.
+
+    Raises:
+        FileNotFoundError: ``path`` does not exist.
+        UnsafePathError: It or a folder below ``beneath`` is a link, it is not a regular file (a planted FIFO or
+            device), or it is larger than ``max_bytes``.
+    """
+    fd = _open_file(path, beneath, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO must not block the open itself
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise UnsafePathError(
+                f"{path} is not a regular file, so the host will not read it.",
+                "delete it; the job's own tools write that file again.",
+            )
+        if max_bytes is not None and info.st_size > max_bytes:
+            raise UnsafePathError(
+                f"{path} holds {info.st_size:,} bytes, more than the {max_bytes:,} a host read accepts.",
+                "shrink or delete it; agents should keep notes and reports short and put data in files of their own.",
+            )
+        yield handle, info.st_size
 
 
 def append_text(path: Path, text: str, *, beneath: Path) -> None:
@@ -142,24 +183,8 @@ def read_text(path: Path, *, beneath: Path, max_bytes: int = MAX_READ_BYTES) -> 
         UnsafePathError: ``path`` or a folder below ``beneath`` is a symbolic link, ``path`` is not a regular
             file, or it is larger than ``max_bytes``.
     """
-    fd = _open_file(path, beneath, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO must not block the open itself
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise UnsafePathError(
-                f"{path} is not a regular file, so the host will not read it.",
-                "delete it; the job's own tools write that file again.",
-            )
-        if info.st_size > max_bytes:
-            raise UnsafePathError(
-                f"{path} holds {info.st_size:,} bytes, more than the {max_bytes:,} a host read accepts.",
-                "shrink or delete it; agents should keep notes and reports short and put data in files of their own.",
-            )
-    except BaseException:
-        os.close(fd)
-        raise
-    with os.fdopen(fd, "r", encoding="utf-8") as handle:
-        return handle.read(max_bytes)  # bounded even if a script appends while the host reads
+    with open_regular(path, beneath=beneath, max_bytes=max_bytes) as (handle, _):
+        return handle.read(max_bytes).decode("utf-8")  # bounded even if a script appends while the host reads
 
 
 def is_regular_file(path: Path, *, beneath: Path) -> bool:

@@ -9,10 +9,7 @@ reach: the sandbox only sees its own job folder.
 from __future__ import annotations
 
 import contextlib
-import os
-import secrets
 import shutil
-import stat
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -20,7 +17,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from ..errors import BadInputError, UnsafePathError
-from ..fileio import MAX_READ_BYTES, _open_file, _parent_dir, iter_real_files, write_text_atomic
+from ..fileio import MAX_READ_BYTES, iter_real_files, open_regular, write_chunks_atomic, write_text_atomic
 from ..joblock import JobLock, lock_alive
 from .base import HeldLock, MetaKind, listed
 from .ids import JOB_ID_RE, check_job_id, check_relative
@@ -95,19 +92,7 @@ class LocalStore:
 
     def write_bytes(self, job_id: str, relative: str, data: bytes) -> None:
         """Write atomically (temp file + rename) below the job folder, never through a link a script planted."""
-        job = self.job_dir(job_id)
-        with _parent_dir(self._path(job_id, relative), job, create=True) as (dir_fd, name):
-            tmp = f".{name}.{secrets.token_hex(6)}.tmp"
-            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-            fd = os.open(tmp, flags, 0o644, dir_fd=dir_fd)
-            try:
-                with os.fdopen(fd, "wb") as handle:
-                    handle.write(data)
-                os.rename(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp, dir_fd=dir_fd)
-                raise
+        write_chunks_atomic(self._path(job_id, relative), [data], beneath=self.job_dir(job_id))
 
     def pull(self, job_id: str) -> Path:
         return self.job_dir(job_id)  # the folder is the store: nothing to bring over
@@ -164,8 +149,5 @@ class LocalStore:
         job = self.job_dir(job_id)
         if job.is_symlink():
             raise UnsafePathError(f"{job} is a symbolic link.", "remove the link.")
-        fd = _open_file(self._path(job_id, relative), job, os.O_RDONLY | os.O_NONBLOCK)
-        with os.fdopen(fd, "rb") as handle:
-            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-                raise UnsafePathError(f"{job_id}/{relative} is not a regular file.", "delete it.")
+        with open_regular(self._path(job_id, relative), beneath=job) as (handle, _):
             yield handle

@@ -17,10 +17,7 @@ import hashlib
 import io
 import json
 import logging
-import os
-import secrets
 import shutil
-import stat
 import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -29,7 +26,7 @@ from typing import Any, BinaryIO
 from botocore.exceptions import ClientError
 
 from ..errors import BadInputError, ConfigError, UnsafePathError
-from ..fileio import MAX_READ_BYTES, _open_file, _parent_dir, file_digest, iter_real_files, write_json
+from ..fileio import MAX_READ_BYTES, file_digest, iter_real_files, open_regular, write_chunks_atomic, write_json
 from ..joblock import HEARTBEAT_S, STALE_AFTER_S
 from .base import MetaKind, listed
 from .ids import check_job_id, check_relative
@@ -77,45 +74,9 @@ def _real_parents(job_dir: Path, relative: str) -> None:
 
 
 def _write_local(job_dir: Path, relative: str, chunks: Iterable[bytes]) -> str:
-    """Write a job file from ``chunks`` through a temp file renamed over it; returns its SHA-256.
-
-    The rename replaces a link planted at the file itself; no folder on the way is followed if it is a link.
-    """
+    """Write a job file from ``chunks`` atomically into real folders (planted folder links are removed first)."""
     _real_parents(job_dir, relative)
-    digest = hashlib.sha256()
-    with _parent_dir(job_dir / relative, job_dir, create=True) as (dir_fd, name):
-        tmp = f".{name}.{secrets.token_hex(6)}.tmp"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644, dir_fd=dir_fd)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                for chunk in chunks:
-                    digest.update(chunk)
-                    handle.write(chunk)
-            os.rename(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp, dir_fd=dir_fd)
-            raise
-    return digest.hexdigest()
-
-
-@contextlib.contextmanager
-def _open_local(job_dir: Path, relative: str) -> Iterator[tuple[io.BufferedReader, int]]:
-    """A job file opened for reading without following links, and its size.
-
-    Raises:
-        UnsafePathError: It or a folder on the way is a link, it is not a regular file, or it is too large.
-    """
-    path = job_dir / relative
-    fd = _open_file(path, job_dir, os.O_RDONLY | os.O_NONBLOCK)  # a planted FIFO must not block the host
-    with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_OBJECT_BYTES:
-            raise UnsafePathError(
-                f"{path} is not a regular file of at most {MAX_OBJECT_BYTES:,} bytes, so it is not uploaded.",
-                "delete it or replace it with a real, smaller file.",
-            )
-        yield handle, info.st_size
+    return write_chunks_atomic(job_dir / relative, chunks, beneath=job_dir)
 
 
 class S3Store:
@@ -313,7 +274,7 @@ class S3Store:
     def _push_one(self, job_id: str, relative: str, known: dict[str, str], *, whole_lines: bool = False) -> bool:
         job_dir = self.job_dir(job_id)
         try:
-            with _open_local(job_dir, relative) as (handle, size):
+            with open_regular(job_dir / relative, beneath=job_dir, max_bytes=MAX_OBJECT_BYTES) as (handle, size):
                 body: BinaryIO = handle
                 if size <= MAX_READ_BYTES:  # a snapshot, so a file a script still writes uploads consistently
                     data = handle.read(MAX_READ_BYTES)

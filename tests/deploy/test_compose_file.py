@@ -38,7 +38,7 @@ def test_api_and_worker_both_get_the_shared_environment() -> None:
 
 def test_only_the_api_holds_the_token() -> None:
     services = _services()
-    app_services = {name: s for name, s in services.items() if s.get("image") == "insightloom:latest"}
+    app_services = {name: s for name, s in services.items() if s.get("image") == "insightloom-worker:latest"}
     assert {"api", "worker"} <= set(app_services)
     assert "INSIGHTLOOM_API_TOKEN" in _environment(services["api"])
     holders = sorted(name for name, s in app_services.items() if "INSIGHTLOOM_API_TOKEN" in _environment(s))

@@ -72,6 +72,7 @@ celery.conf.update(
     accept_content=["json"],
     broker_connection_retry_on_startup=True,
     broker_connection_timeout=3,
+    # Above max_wall_seconds, so a long supervise is never handed to a second worker while it runs (docstring).
     broker_transport_options={"visibility_timeout": visibility_timeout_s(), "socket_connect_timeout": 3},
     worker_hijack_root_logger=False,
 )

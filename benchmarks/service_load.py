@@ -7,9 +7,10 @@ see none of them.
 
 ``--backend thread`` (default) runs the jobs in the server's own pool. ``--backend celery`` starts a real
 ``redis-server`` on loopback and ``--workers`` Celery worker processes (``python -m insightloom.service.celery_queue
-worker``), and the server queues to them. ``--chaos`` then kills one worker (main process and child, ``kill -9``) as
-soon as a job it runs reaches the supervise stage, and restarts it 3 s later, as a container restart policy would;
-the other worker's sweeper picks the job up.
+worker``), and the server queues to them. ``--chaos`` then breaks two jobs mid-supervise: it kills one
+worker's pool child (``kill -9``; Celery redelivers the item at once), then a whole worker, main process and child
+(the other worker's sweeper picks its job up), and restarts that worker 3 s later, as a container restart policy
+would.
 
 Usage::
 
@@ -105,18 +106,19 @@ def submit_all(app: Any, root: Path, jobs: int) -> tuple[dict[int, dict], float,
 def duplicate_stages(events: list[dict]) -> int:
     """Stages that had completed (a later one had started) and started again; re-entering the last one is allowed.
 
-    ``plan`` and ``review`` are counted per plan revision (each review request opens the next one).
+    ``plan`` and ``review`` are counted per plan revision: a ``plan`` straight after a ``review`` is the reviewer's
+    feedback being applied, which opens the next revision.
     """
     seen: set[tuple[str, int]] = set()
     last: tuple[str, int] | None = None
-    requests = duplicates = 0
+    revision = duplicates = 0
     for event in events:
-        if event["kind"] == "plan_review_request":
-            requests += 1
         if event["kind"] != "stage":
             continue
         name = event["data"]["name"]
-        key = (name, requests if name in ("plan", "review") else 0)
+        if name == "plan" and last is not None and last[0] == "review":
+            revision += 1
+        key = (name, revision if name in ("plan", "review") else 0)
         if key in seen and key != last:
             duplicates += 1
         seen.add(key)
@@ -137,21 +139,42 @@ def redeliveries(logs: list[str]) -> int:
     return len(flagged | {key for key, count in seen.items() if count > 1})
 
 
+def _runner(workers: list[Any], job_id: str) -> Any:
+    """The worker whose log holds the latest delivery of the job, or None."""
+    marks = [(w.log().rfind(f"job={job_id} "), w) for w in workers]
+    position, worker = max(marks, key=lambda mark: mark[0])
+    return worker if position >= 0 else None
+
+
+def _in_supervise(root: Path, skip: set[str]) -> str | None:
+    for events in sorted(root.glob("*/events.jsonl")):
+        text = events.read_text(encoding="utf-8")
+        if events.parent.name not in skip and '"name": "supervise"' in text and '"name": "done"' not in text:
+            return events.parent.name
+    return None
+
+
 def chaos(root: Path, workers: list[Any], done: threading.Event, killed: list[str]) -> None:
-    """kill -9 the worker that runs the first job to reach supervise, then restart it after 3 s."""
-    while not done.wait(0.05):
-        for events in root.glob("*/events.jsonl"):
-            if '"name": "supervise"' not in events.read_text(encoding="utf-8"):
+    """Two failures mid-supervise: kill -9 one worker's pool child (Celery redelivers its item at once), then kill -9
+    a whole worker, main process and child, as when its container dies (the other worker's sweeper recovers the
+    job), and restart it 3 s later as a restart policy would."""
+    hit: set[str] = set()
+    for whole in (False, True):
+        while not done.wait(0.05):
+            job_id = _in_supervise(root, hit)
+            runner = _runner(workers, job_id) if job_id else None
+            if job_id is None or runner is None or (whole is False and not runner.children()):
                 continue
-            job_id = events.parent.name
-            runner = next((w for w in workers if f"job={job_id}" in w.log()), None)
-            if runner is None:
-                continue
-            runner.kill()
-            killed.append(f"{runner.name} (running {job_id})")
-            time.sleep(3)
-            runner.start()
-            return
+            hit.add(job_id)
+            if whole:
+                runner.kill()
+                killed.append(f"the whole worker {runner.name} mid-supervise of {job_id}, restarted 3 s later")
+                time.sleep(3)
+                runner.start()
+            else:
+                runner.kill_child()
+                killed.append(f"the pool child of {runner.name} mid-supervise of {job_id}")
+            break
 
 
 def run_celery(args: argparse.Namespace, tmp: Path) -> int:
@@ -166,7 +189,7 @@ def run_celery(args: argparse.Namespace, tmp: Path) -> int:
         CeleryWorker(f"w{n}", worker_env(redis.url, str(root), tmp, PYTHONWARNINGS="ignore"), tmp)
         for n in range(1, args.workers + 1)
     ]
-    done, killed = threading.Event(), []
+    done, killed = threading.Event(), list[str]()
     try:
         for worker in workers:
             worker.start()
@@ -182,7 +205,7 @@ def run_celery(args: argparse.Namespace, tmp: Path) -> int:
             worker.kill()
         redis.stop()
     for line in killed:
-        print(f"chaos: killed {line} mid-supervise and restarted it")
+        print(f"chaos: killed {line}")
     for index in sorted(results):
         r = results[index]
         print(f"{r['id']}  {r['data']:<40} {r['end']:<10} {r['seconds']:6.1f}s")

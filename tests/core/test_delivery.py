@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
 from insightloom.service.delivery import delivery_verdict
 from insightloom.service.queue import WorkItem
-from insightloom.service.sweeper import item_for
+from insightloom.service.sweeper import Sweeper, item_for
 from insightloom.workflow.pipeline import resume_stage
 
 JOB = "20261201T000000Z-0123456789ab"
@@ -57,7 +58,9 @@ def test_items_name_the_stage_they_expect() -> None:
         (status("running", "coordinate"), True, "coordinate"),
         (status("running", "plan"), True, "plan"),
         (status("running", "plan", revising={"revision": 1, "feedback": "x"}), True, "revise"),
-        (status("running", "review"), True, "supervise"),  # an approval was being applied
+        (status("running", "review", approved_revision=0), True, "supervise"),  # an approval was being applied
+        (status("running", "review"), True, "request_review"),  # a plan nobody approved never runs
+        (status("running", "review", 1, approved_revision=0), True, "request_review"),  # approved an older plan
         (status("running", "supervise"), True, "supervise"),
     ],
 )
@@ -88,3 +91,47 @@ def test_sweeper_requeues_only_jobs_that_no_live_runner_holds(
 ) -> None:
     item = item_for(JOB, job, lock_alive=alive, age_s=age, grace_s=120.0)
     assert (item.key if item else None) == key
+
+
+class MemoryStore:
+    """The few store calls the sweeper makes, over dicts (the real stores have their own tests)."""
+
+    def __init__(self, statuses: dict[str, dict[str, Any]]) -> None:
+        self.statuses = statuses
+        self.meta: dict[tuple[str, str], str] = {(kind, job): "ana" for job in statuses for kind in ("owners",)}
+
+    def job_ids(self) -> list[str]:
+        return sorted(self.statuses)
+
+    def read_bytes(self, job_id: str, relative: str) -> bytes | None:
+        return json.dumps(self.statuses[job_id]).encode() if relative == "job.json" else None
+
+    def read_meta(self, kind: str, job_id: str) -> str | None:
+        return self.meta.get((kind, job_id))
+
+    def write_meta(self, kind: str, job_id: str, text: str) -> None:
+        self.meta[(kind, job_id)] = text
+
+    def lock_alive(self, job_id: str) -> bool:
+        return False
+
+
+def test_a_queued_job_is_requeued_once_per_state_and_a_dead_runner_after_every_grace() -> None:
+    old = "2026-01-01T00:00:00Z"
+    queued = "20261201T000000Z-00000000000a"
+    running = "20261201T000000Z-00000000000b"
+    store = MemoryStore(
+        {
+            queued: status("queued", updated_at=old),
+            running: status("running", "supervise", updated_at=old),
+        }
+    )
+    put: list[str] = []
+    sweeper = Sweeper(store, lambda item: put.append(item.key), grace_s=0.0)  # type: ignore[arg-type]
+    sweeper.sweep_once()
+    sweeper.sweep_once()
+    assert put.count("start@intake") == 1  # its start may still be waiting in a long backlog: queued once
+    assert put.count("resume@supervise") == 2  # nobody runs it: tried again each time
+    store.statuses[queued]["updated_at"] = "2026-01-01T00:05:00Z"  # the job moved (and is queued again)
+    sweeper.sweep_once()
+    assert put.count("start@intake") == 2

@@ -296,3 +296,13 @@ def test_on_an_s3_store_workers_keep_their_own_copies_and_the_api_serves_from_s3
     assert (tmp_path / "s1" / job / "plan.md").is_file() and (tmp_path / "s2" / job / "final_report.docx").is_file()
     assert not (tmp_path / "s1" / job / "final_report.docx").exists()  # s1 never ran the review
     assert f"key=review@rev0 job={job}" in second.log()
+
+
+def test_a_worker_with_a_bad_sweep_interval_refuses_to_start_naming_the_fix(lane: Lane) -> None:
+    bad = CeleryWorker(
+        "bad", worker_env(lane.redis.url, str(lane.root), lane.home, INSIGHTLOOM_SWEEP_INTERVAL_S="0"), lane.logs
+    )
+    with pytest.raises(AssertionError, match="exited"):
+        bad.start()
+    assert bad.proc is not None and bad.proc.wait(timeout=30) == 2
+    assert "INSIGHTLOOM_SWEEP_INTERVAL_S must be a number of seconds above 0" in bad.log() and "Fix:" in bad.log()

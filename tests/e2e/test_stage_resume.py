@@ -56,9 +56,17 @@ def test_a_revision_in_flight_is_redone_with_the_same_feedback(tmp_path: Path) -
     assert "removed: correlate" in (job / "plan.md").read_text().lower()  # the feedback reached the Planner
 
 
+def test_a_plan_that_was_never_put_up_for_review_is_put_up_again_not_run(tmp_path: Path) -> None:
+    job = job_awaiting_review(tmp_path)
+    stopped_in(job, "review")  # the plan was written, the runner died before asking for the review
+    assert resume(load_runtime(job)) is None
+    assert json.loads((job / "job.json").read_text())["status"] == "awaiting_review"
+    assert "supervise" not in stage_events(job)
+
+
 def test_an_approval_in_flight_resumes_at_supervise(tmp_path: Path) -> None:
     job = job_awaiting_review(tmp_path)
-    stopped_in(job, "review")
+    stopped_in(job, "review", approved_revision=0)
     outcome = resume(load_runtime(job))
     assert outcome is not None and outcome.status == "completed", outcome and outcome.error
     assert stage_events(job) == ["intake", "coordinate", "plan", "review", "supervise", "done"]

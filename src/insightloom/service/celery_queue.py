@@ -31,7 +31,7 @@ from celery import Celery, signals
 from kombu import Connection
 
 from ..config import Settings, deployment_settings, load_settings
-from ..errors import BrokerUnavailable, InsightloomError
+from ..errors import BrokerUnavailable, ConfigError, InsightloomError
 from ..joblock import JobLocked
 from ..storage import open_store
 from .manager import JobManager
@@ -56,10 +56,35 @@ def _max_wall_seconds() -> float:
         return Settings().max_wall_seconds
 
 
+def env_seconds(name: str, default: float) -> float:
+    """A positive number of seconds from the environment.
+
+    Raises:
+        ConfigError: The variable is set to something else (the worker exits 2 with this fix).
+    """
+    raw = os.environ.get(name)
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = 0.0
+    if not value > 0:
+        raise ConfigError(f"{name} must be a number of seconds above 0, not {raw!r}.", f"e.g. {name}={default:g}")
+    return value
+
+
 def visibility_timeout_s() -> int:
     """The broker's visibility timeout: ``INSIGHTLOOM_VISIBILITY_TIMEOUT_S``, else max_wall_seconds + an hour."""
-    raw = os.environ.get("INSIGHTLOOM_VISIBILITY_TIMEOUT_S")
-    return int(float(raw)) if raw else int(_max_wall_seconds() + VISIBILITY_MARGIN_S)
+    try:
+        return int(env_seconds("INSIGHTLOOM_VISIBILITY_TIMEOUT_S", _max_wall_seconds() + VISIBILITY_MARGIN_S))
+    except ConfigError:  # reported by the worker's start-up check, which exits 2; importing must not fail
+        return int(_max_wall_seconds() + VISIBILITY_MARGIN_S)
+
+
+def sweep_timings() -> tuple[float, float]:
+    """The sweeper's interval and grace, in seconds (``INSIGHTLOOM_SWEEP_INTERVAL_S``, ``..._GRACE_S``)."""
+    return env_seconds("INSIGHTLOOM_SWEEP_INTERVAL_S", 30.0), env_seconds("INSIGHTLOOM_SWEEP_GRACE_S", 120.0)
 
 
 celery = Celery("insightloom", broker=BROKER_URL)
@@ -123,8 +148,16 @@ def run_item(self: Any, data: dict[str, Any]) -> str:
     )
     try:
         return manager().run_item(item)
-    except JobLocked:
+    except JobLocked as exc:
+        if (self.request.retries or 0) >= max_locked_retries():
+            logger.error("job %s: %s dropped: the job stayed locked for too long (%s)", item.job_id, item.key, exc)
+            return "skip"  # the sweeper queues the job again if its runner is gone
         raise self.retry(countdown=LOCKED_RETRY_S) from None
+
+
+def max_locked_retries() -> int:
+    """Retries of a locked job's item: long enough for the longest job to finish, then the item is dropped."""
+    return int(visibility_timeout_s() / LOCKED_RETRY_S) + 1
 
 
 class CeleryJobQueue:
@@ -176,6 +209,8 @@ def _check_worker(**_: Any) -> None:
     """Refuse to start a worker whose provider cannot be resolved (exit 2 with the fix), before it takes work."""
     try:
         worker_settings()
+        sweep_timings()
+        env_seconds("INSIGHTLOOM_VISIBILITY_TIMEOUT_S", 1.0)
     except InsightloomError as exc:
         print(f"error: {exc.message} Fix: {exc.fix}", file=sys.stderr, flush=True)
         os._exit(exc.exit_code)  # Celery turns exceptions here into a traceback and exit 1; the fix must show
@@ -187,15 +222,14 @@ def _start_sweeper(**_: Any) -> None:
     global _sweeper
     settings = worker_settings()
     store = open_store(settings.artifact_store, settings.artifacts.expanduser().resolve())
-    interval = float(os.environ.get("INSIGHTLOOM_SWEEP_INTERVAL_S", "30"))
-    grace = float(os.environ.get("INSIGHTLOOM_SWEEP_GRACE_S", "120"))
+    interval, grace = sweep_timings()
     _sweeper = Sweeper(store, CeleryJobQueue().put, interval_s=interval, grace_s=grace).start()
     logger.info("sweeper started: every %.0f s, grace %.0f s, store %s", interval, grace, store.uri)
 
 
 def main(argv: list[str] | None = None) -> None:
     """``worker [celery worker options]`` or ``api --host H --port P``."""
-    from .server import build_server
+    from .server import build_server, forget_secret_env
 
     argv = list(sys.argv[1:] if argv is None else argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
@@ -214,6 +248,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         settings = prepare_serving(args.host, load_settings(None), config)
         app = create_app(settings, config, queue=CeleryJobQueue())
+        forget_secret_env()  # read once: nothing this process starts later inherits the token
     except InsightloomError as exc:
         print(f"error: {exc.message} Fix: {exc.fix}", file=sys.stderr)
         raise SystemExit(exc.exit_code) from None

@@ -405,13 +405,16 @@ class JobManager:
             live = self._live.get(item.job_id)
         try:
             with self.store.lock(item.job_id) as held:
-                rt = self._runtime(item.job_id, live)
-                verdict, why = delivery_verdict(item, rt.job.status())
+                status = _read_json_bytes(self.store.read_bytes(item.job_id, "job.json"))
+                if not isinstance(status, dict):
+                    logger.warning("job %s: %s acknowledged: the job has no readable job.json", item.job_id, item.key)
+                    return "skip"
+                verdict, why = delivery_verdict(item, status)  # before any pull: a stale item costs one read
                 if verdict == "skip":
                     logger.info("job %s: %s acknowledged, nothing to do: %s", item.job_id, item.key, why)
                     return verdict
                 logger.info("job %s: %s → %s (%s)", item.job_id, item.key, verdict, why)
-                self._work(rt, item, verdict, held)
+                self._work(self._runtime(item.job_id, live), item, verdict, held)
                 return verdict
         finally:
             if live is not None:
@@ -437,6 +440,8 @@ class JobManager:
                 outcome = resume(rt) if verdict == "resume" else self._run(rt, item)
                 if outcome is None and rt.job.status().get("auto_approve") and not rt.cancel.is_set():
                     drive(rt, None, AutoApprove())
+                elif rt.job.status().get("status") == "awaiting_review" and rt.job.cancel_requested():
+                    review(rt, Decision("cancel"))  # a cancel sent while this ran, which it never saw
         except InsightloomError as exc:
             logger.warning("job %s: %s failed: %s", item.job_id, item.key, exc)
         finally:
@@ -456,7 +461,7 @@ class JobManager:
             return "cancelled"
         if item.action == "resume":
             return resume(rt)
-        inputs = [rt.job.path("data", name) for name in item.inputs] or job_inputs(rt)
+        inputs = job_inputs(rt)  # from the job folder, never from the message: a broker is not trusted with paths
         columns = rt.job.path("data", "column_definitions.json")
         return start(rt, inputs, columns if columns.is_file() else None)
 

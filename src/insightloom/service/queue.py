@@ -33,7 +33,8 @@ class WorkItem:
         action: ``start`` (intake → plan), ``review`` (apply a decision) or ``resume`` (continue after a crash).
         decision: For ``review``: ``approve``, ``feedback`` or ``cancel``.
         feedback: For a ``feedback`` review: what the Planner should change.
-        inputs: For ``start``: data file names inside the job's ``data/`` folder, in upload order.
+        inputs: For ``start``: data file names inside the job's ``data/`` folder, in upload order (for the logs: a
+            worker reads the inputs from the job folder, never paths from a message).
         stage: The stage this item expects to run: ``intake`` for ``start``, ``rev<N>`` for the review of plan
             revision N, the job's stage for ``resume``. A worker that finds the job past it does nothing.
     """

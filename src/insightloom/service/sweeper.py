@@ -104,26 +104,37 @@ class Sweeper:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
-    def _recently_swept(self, item: WorkItem, now: float) -> bool:
+    def _already_swept(self, item: WorkItem, updated_at: object, now: float) -> bool:
+        """Whether this key was queued for the job within ``grace_s``, or (for a start or review) in its state now.
+
+        A queued job whose start waits behind a long backlog is re-queued once, not once per pass; a running job
+        with a dead lock, which nobody works on, is tried again after every grace period.
+        """
         try:
             record = json.loads(self.store.read_meta("sweeps", item.job_id) or "{}")
         except ValueError:
             return False
-        return bool(record.get("key") == item.key and _age_s(record.get("at"), now) < self.grace_s)
+        if not isinstance(record, dict) or record.get("key") != item.key:
+            return False
+        if _age_s(record.get("at"), now) < self.grace_s:
+            return True
+        return item.action != "resume" and record.get("updated_at") == updated_at
 
     def sweep_once(self) -> list[WorkItem]:
         """One pass: the items queued."""
         now = time.time()
         queued = []
         for item in due_items(self.store, grace_s=self.grace_s, now=now):
-            if self._recently_swept(item, now):
+            updated_at = (_status(self.store, item.job_id) or {}).get("updated_at")
+            if self._already_swept(item, updated_at, now):
                 continue
             try:
                 self.put(item)
             except Exception as exc:  # a broker outage: next round
                 logger.warning("sweeper: could not queue %s for job %s: %s", item.key, item.job_id, exc)
                 continue
-            self.store.write_meta("sweeps", item.job_id, json.dumps({"key": item.key, "at": utc_now()}))
+            record = {"key": item.key, "at": utc_now(), "updated_at": updated_at}
+            self.store.write_meta("sweeps", item.job_id, json.dumps(record))
             logger.info("sweeper: job %s had no live runner; queued %s", item.job_id, item.key)
             queued.append(item)
         return queued

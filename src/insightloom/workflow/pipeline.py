@@ -199,7 +199,7 @@ def _revise(rt: JobRuntime, feedback: str, revision: int) -> JobOutcome | None:
     job.json keeps ``revising`` (the revision and its feedback) until the new plan awaits review, so a runner that
     dies mid-revision is resumed with the same feedback, from the plan stage.
     """
-    rt.job.update(status="running", revising={"revision": revision, "feedback": feedback})
+    rt.job.update(status="running", revising={"revision": revision, "feedback": feedback})  # one write, as above
     plan = stages.revise(rt, feedback, revision)
     rt.job.set_stage("review")
     rt.job.events.emit("plan_revised", plan=plan, revision=revision)
@@ -233,12 +233,14 @@ def review(rt: JobRuntime, decision: Decision) -> JobOutcome | None:
     started = time.perf_counter()
 
     def step() -> JobOutcome | None:
-        rt.job.update(status="running")
         if decision.action == "cancel":
+            rt.job.update(status="running")
             stages.finish(rt, "cancelled")
             return JobOutcome("cancelled", rt.root, 130)
         if decision.action == "feedback":
             return _revise(rt, decision.feedback, revision + 1)
+        # One write records the approval with the status: a runner that dies next resumes at supervise only then.
+        rt.job.update(status="running", approved_revision=revision)
         return _run_supervisor(rt, started)
 
     return _guarded(rt, started, step)
@@ -271,7 +273,9 @@ def resume(rt: JobRuntime) -> JobOutcome | None:
 def resume_stage(status: dict[str, Any], has_profile: bool) -> str:
     """The stage a stopped job continues from: the one it was in, or the first one whose inputs are missing.
 
-    ``review`` while running means an approval was being applied (a revision in flight is recorded as ``revising``).
+    ``review`` while running is either an approval being applied (recorded as ``approved_revision``: go on to
+    supervise) or a plan that was written but not yet put up for review (ask for the review again): a plan nobody
+    approved never runs. A revision in flight is recorded as ``revising``.
     """
     stage = status.get("stage")
     if stage in (None, "intake") or not has_profile:
@@ -279,7 +283,8 @@ def resume_stage(status: dict[str, Any], has_profile: bool) -> str:
     if status.get("revising"):
         return "revise"
     if stage == "review":
-        return "supervise"
+        approved = status.get("approved_revision")
+        return "supervise" if approved is not None and approved == status.get("revision", 0) else "request_review"
     return str(stage)
 
 
@@ -289,6 +294,9 @@ def _resume_step(rt: JobRuntime, status: dict[str, Any], started: float) -> JobO
     rt.job.update(status="running")
     if stage == "supervise":
         return _run_supervisor(rt, started)
+    if stage == "request_review":
+        stages.request_review(rt, int(status.get("revision", 0) or 0))
+        return None
     if stage == "revise":
         revising = status["revising"]
         return _revise(rt, str(revising.get("feedback", "")), int(revising.get("revision", 1)))

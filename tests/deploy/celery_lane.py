@@ -111,9 +111,10 @@ class CeleryWorker:
         args = [sys.executable, "-m", "insightloom.service.celery_queue", "worker", "--concurrency", "1"]
         args += ["--pool", "prefork", "--hostname", f"{self.name}@%h", "--without-gossip", "--without-mingle"]
         log = self.log_path.open("ab")
-        self.proc = subprocess.Popen(args, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        wait_until(lambda: "ready." in self.log() or self.proc.poll() is not None, 60, f"worker {self.name} to start")
-        assert self.proc.poll() is None, f"worker {self.name} exited:\n{self.log()[-3000:]}"
+        proc = subprocess.Popen(args, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        self.proc = proc
+        wait_until(lambda: "ready." in self.log() or proc.poll() is not None, 60, f"worker {self.name} to start")
+        assert proc.poll() is None, f"worker {self.name} exited:\n{self.log()[-3000:]}"
         return self
 
     def log(self) -> str:

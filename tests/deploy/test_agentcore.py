@@ -11,9 +11,12 @@ import os
 import subprocess
 import sys
 import threading
+import time
 import urllib.error
 import urllib.request
+import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +26,7 @@ from celery_lane import free_port, wait_until
 
 from insightloom.config import Settings
 from insightloom.errors import BadInputError
-from insightloom.service.agentcore import input_names, parse_decision
+from insightloom.service.agentcore import check_outside_store, input_names, parse_decision
 from insightloom.storage.s3 import S3Store
 from insightloom.workflow import Decision
 from small_sales import write_small_sales_csv
@@ -317,6 +320,26 @@ def test_a_decision_is_explicit() -> None:
             parse_decision(bad)
 
 
+def test_inputs_inside_the_job_store_are_refused() -> None:
+    store = "s3://bucket/jobs"
+    for inside in (
+        "s3://bucket/jobs/20260101T000000Z-0123456789ab/data/sales.csv",
+        "s3://bucket/jobs/.owners/x.csv",
+        "s3://BUCKET/jobs/j/data/x.csv",
+        "s3://bucket//jobs/j/x.csv",
+        "s3://bucket/inputs/../jobs/j/x.csv",
+        "s3://bucket/./jobs/j/x.csv",
+    ):
+        with pytest.raises(BadInputError) as refused:
+            check_outside_store(inside, store)
+        assert refused.value.fix and "outside s3://bucket/jobs/" in refused.value.fix, inside
+    for outside in ("s3://bucket/inputs/sales.csv", "s3://bucket/jobs2/x.csv", "s3://other/jobs/j/x.csv"):
+        check_outside_store(outside, store)
+    with pytest.raises(BadInputError):
+        check_outside_store("s3://bucket/inputs/sales.csv", "s3://bucket")  # a store without prefix is the bucket
+    check_outside_store("s3://bucket/jobs/j/x.csv", "/srv/artifacts")  # a local store: no s3:// input is inside it
+
+
 def _refusal(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     port = free_port()
     command = [sys.executable, *args, "--host", "127.0.0.1", "--port", str(port)]
@@ -343,7 +366,71 @@ def test_refuses_a_local_artifacts_folder(tmp_path: Path) -> None:
     assert not (tmp_path / "artifacts").exists()
 
 
+def test_refuses_a_store_it_cannot_list(entry_env: dict[str, str], tmp_path: Path) -> None:
+    missing = f"s3://insightloom-missing-{uuid.uuid4().hex[:12]}/jobs"
+    env = {**entry_env, "INSIGHTLOOM_ARTIFACTS": missing, "INSIGHTLOOM_WORK_DIR": str(tmp_path / "work")}
+    done = _refusal(env, "-m", "insightloom.service.agentcore")
+    assert done.returncode == 2, done.stderr
+    assert "NoSuchBucket" in done.stderr and "INSIGHTLOOM_ARTIFACTS" in done.stderr, done.stderr
+    for permission in ("s3:ListBucket", "s3:GetObject", "s3:PutObject", "s3:DeleteObject"):
+        assert permission in done.stderr, done.stderr
+    assert "Uvicorn running" not in done.stderr  # refused before binding
+
+
+def test_refuses_an_s3_endpoint_that_does_not_answer(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    env = _clean_env(
+        home,
+        AWS_ENDPOINT_URL_S3=f"http://127.0.0.1:{free_port()}",  # nothing listens there
+        AWS_ACCESS_KEY_ID="testing",
+        AWS_SECRET_ACCESS_KEY="testing",
+        AWS_REGION="us-east-1",
+        AWS_MAX_ATTEMPTS="1",
+        INSIGHTLOOM_ARTIFACTS="s3://bucket/jobs",
+        INSIGHTLOOM_PROVIDER="offline",
+        INSIGHTLOOM_WORK_DIR=str(tmp_path / "work"),
+    )
+    done = _refusal(env, "-m", "insightloom.service.agentcore")
+    assert done.returncode == 2, done.stderr
+    assert "EndpointConnectionError" in done.stderr and "s3:ListBucket on arn:aws:s3:::bucket" in done.stderr
+    assert "Uvicorn running" not in done.stderr
+
+
 # -- in process: a step held at a gate --------------------------------------------------------------------------------
+
+
+@contextmanager
+def _gated_app(
+    s3_uri: str, work: Path, monkeypatch: pytest.MonkeyPatch, *, after: bool
+) -> Iterator[tuple[Any, threading.Event, threading.Event, S3Store]]:
+    """The app in this process over the test bucket; its ``start`` step waits for the gate before its work, or after
+    it (``after``: the plan already awaits review, with the lock still held). Yields the client, the gate, an event
+    set when a step reaches the gate, and the store."""
+    from starlette.testclient import TestClient
+
+    from insightloom.service import agentcore
+
+    gate, reached = threading.Event(), threading.Event()
+    real_start = agentcore.start
+
+    def held_start(*args: Any, **kwargs: Any) -> Any:
+        outcome = real_start(*args, **kwargs) if after else None
+        reached.set()
+        assert gate.wait(60), "the test never opened the gate"
+        return outcome if after else real_start(*args, **kwargs)
+
+    monkeypatch.setattr(agentcore, "start", held_start)
+    store = S3Store(s3_uri, work_dir=work)
+    settings = Settings(provider="offline", artifacts=store.root, artifact_store=s3_uri)
+    app = agentcore.create_agentcore_app(settings, store)
+    with TestClient(app) as client:
+        try:
+            yield client, gate, reached, store
+        finally:
+            gate.set()
+            for thread in app.state.jobs.threads:
+                thread.join(timeout=JOB_TIMEOUT_S)
 
 
 @pytest.fixture
@@ -351,26 +438,32 @@ def gated(
     s3_env: dict[str, str], s3_uri: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[tuple[Any, threading.Event, S3Store]]:
     """The app in this process over the test bucket, its ``start`` step waiting for the returned event."""
-    from starlette.testclient import TestClient
-
-    from insightloom.service import agentcore
-
-    gate = threading.Event()
-    real_start = agentcore.start
-
-    def held_start(*args: Any, **kwargs: Any) -> Any:
-        assert gate.wait(60), "the test never opened the gate"
-        return real_start(*args, **kwargs)
-
-    monkeypatch.setattr(agentcore, "start", held_start)
-    store = S3Store(s3_uri, work_dir=tmp_path / "work")
-    settings = Settings(provider="offline", artifacts=store.root, artifact_store=s3_uri)
-    app = agentcore.create_agentcore_app(settings, store)
-    with TestClient(app) as client:
+    with _gated_app(s3_uri, tmp_path / "work", monkeypatch, after=False) as (client, gate, _, store):
         yield client, gate, store
-        gate.set()
-        for thread in app.state.jobs.threads:
-            thread.join(timeout=JOB_TIMEOUT_S)
+
+
+@pytest.fixture
+def gated_after(
+    s3_env: dict[str, str], s3_uri: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[tuple[Any, threading.Event, threading.Event, S3Store]]:
+    """As :func:`gated`, but the ``start`` step waits after its work: the plan awaits review, the lock is held."""
+    with _gated_app(s3_uri, tmp_path / "work", monkeypatch, after=True) as gated:
+        yield gated
+
+
+def _invoke(client: Any, payload: dict[str, Any]) -> tuple[int, Any]:
+    reply = client.post("/invocations", json=payload)
+    return reply.status_code, reply.json()
+
+
+def _state(client: Any, job_id: str) -> dict[str, Any]:
+    code, body = _invoke(client, {"action": "status", "job_id": job_id})
+    assert code == 200, body
+    return dict(body)
+
+
+def _wait_idle(client: Any) -> None:
+    wait_until(lambda: client.get("/ping").json()["status"] == "Healthy", JOB_TIMEOUT_S, "the step to end")
 
 
 def test_ping_is_busy_while_a_step_works_and_its_lock_refuses_others(
@@ -410,3 +503,63 @@ def test_a_busy_runtime_answers_503_with_retry_after(
     assert busy.status_code == 503 and busy.headers["Retry-After"], busy.text
     assert set(busy.json()) == ERROR_KEYS
     gate.set()
+
+
+def test_an_input_inside_the_job_store_is_refused_before_any_job_exists(
+    gated: tuple[Any, threading.Event, S3Store], s3_uri: str, sales_uri: str, tmp_path: Path
+) -> None:
+    client, gate, store = gated
+    gate.set()
+    bucket, prefix = s3_uri.removeprefix("s3://").split("/", 1)
+    planted = f"{prefix}/20260101T000000Z-0123456789ab/data/sales.csv"  # as if another job's input
+    boto3.session.Session().client("s3").upload_file(str(write_small_sales_csv(tmp_path / "o.csv")), bucket, planted)
+    for payload in (
+        {"inputs": [f"s3://{bucket}/{planted}"]},
+        {"inputs": [sales_uri, f"s3://{bucket}/inputs/../{planted}"]},
+        {"inputs": [sales_uri], "columns": f"{s3_uri}/20260101T000000Z-0123456789ab/data/column_definitions.json"},
+    ):
+        code, body = _invoke(client, {"action": "start", "request": "Revenue by region", **payload})
+        assert (code, set(body)) == (400, ERROR_KEYS), (payload, body)
+        assert s3_uri in body["detail"] and "outside" in body["fix"], body
+    assert store.job_ids() == []
+    assert not store.root.exists() or not any(store.root.iterdir())  # nothing was created, not even locally
+    assert client.get("/ping").json()["status"] == "Healthy"
+
+
+def test_a_step_ignores_a_job_lock_planted_in_the_working_copy(
+    gated: tuple[Any, threading.Event, S3Store], sales_uri: str
+) -> None:
+    client, gate, store = gated
+    gate.set()
+    code, body = _invoke(client, {"action": "start", "request": "Revenue by region", "inputs": [sales_uri]})
+    assert code == 202, body
+    job_id = body["job_id"]
+    _wait_idle(client)
+    assert _state(client, job_id)["status"] == "awaiting_review"
+    # A script of the job writes a "live" local lock of another host; only the store's lock is the job's lock.
+    poison = {"pid": 4242, "host": "elsewhere", "heartbeat": time.time(), "token": "planted"}  # fresh: "alive"
+    (store.job_dir(job_id) / "job.lock").write_text(json.dumps(poison), encoding="utf-8")
+
+    code, body = _invoke(client, {"action": "review", "job_id": job_id, "cancel": True})
+    assert code == 202 and body["status"] == "running", body  # the lock was free: this process runs the cancel
+    _wait_idle(client)
+    assert _state(client, job_id)["status"] == "cancelled"
+
+
+def test_a_cancel_requested_while_the_step_ends_in_review_is_applied(
+    gated_after: tuple[Any, threading.Event, threading.Event, S3Store], sales_uri: str
+) -> None:
+    client, gate, reached, store = gated_after
+    code, body = _invoke(client, {"action": "start", "request": "Revenue by region", "inputs": [sales_uri]})
+    assert code == 202, body
+    job_id = body["job_id"]
+    assert reached.wait(JOB_TIMEOUT_S), "the start step never finished its work"
+    assert store.lock_alive(job_id)  # the step still holds the lock: the plan awaits review
+
+    code, body = _invoke(client, {"action": "review", "job_id": job_id, "cancel": True})
+    assert code == 202 and body["status"] == "cancel_requested", body  # passed on to the lock's holder
+    wait_until(lambda: _state(client, job_id)["status"] == "awaiting_review", 30, "the plan review to reach S3")
+    gate.set()
+    _wait_idle(client)
+    state = _state(client, job_id)
+    assert state["status"] == "cancelled" and not state["locked"], state  # not left awaiting a review

@@ -18,6 +18,10 @@ A microVM's disk dies with it, so jobs live in S3 (``INSIGHTLOOM_ARTIFACTS=s3://
 the job into a local working copy, runs under the job's S3 lock (it holds across microVMs: two reviews of one job
 at once run exactly once, the other answers 409), pushes events and stage outputs while it runs, and pushes the
 rest before the lock is released. Errors answer with the service's error body ``{"detail", "fix"}``.
+
+Inputs are read with the runtime's own role, which can read every job in the store: an input under the store's
+bucket and prefix (another job's ``data/``, its lock or records) is refused. At start-up :func:`main` checks once
+that the store answers, so a missing permission or a wrong endpoint exits 2 with the fix instead of failing jobs.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import argparse
 import dataclasses
 import json
 import logging
+import posixpath
 import shutil
 import sys
 import threading
@@ -48,6 +53,8 @@ from ..jobs import CANCEL_FILE, JobFolder
 from ..runtime import JobRuntime
 from ..storage import ArtifactStore, HeldLock, open_store
 from ..storage.ids import check_job_id
+from ..storage.s3 import S3Store, parse_s3_uri
+from ..storage.s3lock import error_code
 from ..storage.sync import LiveSync
 from ..timeutil import utc_now
 from ..workflow import (
@@ -174,6 +181,31 @@ def split_s3_uri(uri: str) -> tuple[str, str]:
     return bucket, key
 
 
+def check_outside_store(uri: str, store_uri: str) -> None:
+    """Refuse an input object under the job store's bucket and prefix (any job's files, locks and records).
+
+    The key is compared as given and with ``.``/``..`` parts and doubled slashes folded, in case anything on the way
+    normalizes it. A store that is not in S3 holds nothing an ``s3://`` input could name.
+
+    Raises:
+        BadInputError: ``uri`` names an object inside the store.
+    """
+    if not store_uri.startswith("s3://"):
+        return
+    bucket, key = split_s3_uri(uri)
+    store_bucket, prefix = parse_s3_uri(store_uri)
+    if bucket.lower() != store_bucket.lower():
+        return
+    base = f"{prefix}/" if prefix else ""
+    folded = posixpath.normpath("/" + key).lstrip("/")
+    if key.startswith(base) or folded.startswith(base):
+        elsewhere = f"e.g. to s3://{store_bucket}/inputs/" if prefix else "in another bucket"
+        raise BadInputError(
+            f"{uri} is inside this service's job store ({store_uri}); jobs read only their own inputs.",
+            f"upload the inputs outside {store_uri}/ ({elsewhere}) and send those URIs.",
+        )
+
+
 def input_names(uris: Sequence[str]) -> list[str]:
     """The names the input objects get in the job's ``data/`` folder: safe base names, unique, data files only.
 
@@ -251,7 +283,13 @@ class AgentCoreJobs:
     # -- actions --------------------------------------------------------------------------------------------------
 
     def start(self, req: StartRequest) -> dict[str, Any]:
-        """Create the job from its S3 inputs, push it, and run intake → plan (→ the rest with auto-approve)."""
+        """Create the job from its S3 inputs, push it, and run intake → plan (→ the rest with auto-approve).
+
+        Raises:
+            BadInputError: An input (or the columns file) is inside the job store, unreadable or too large.
+        """
+        for uri in (*req.inputs, *([req.columns] if req.columns else [])):
+            check_outside_store(uri, self.store.uri)
         self._reserve()
         with ExitStack() as stack:
             stack.callback(self._free)
@@ -471,14 +509,32 @@ class AgentCoreJobs:
     ) -> None:
         done = threading.Event()
         threading.Thread(target=_stop_when_lost, args=(rt, held, done), daemon=True).start()
+        # The store's lock is the job's lock: the workflow must not also take job.lock in the working copy, a file
+        # the job's scripts can write (a planted "live" lock there would refuse every later step).
+        rt.lock_held = True
         try:
             with owned, LiveSync(self.store, rt.job.id, rt.job.events, held):  # its final push, then the lock
                 step()
+                self._late_cancel(rt, held)
         except Exception:
             logger.exception("job %s: the step failed", rt.job.id)
         finally:
+            rt.lock_held = False
             done.set()
             self.app.complete_async_task(task_id)  # last: /ping says HealthyBusy until the job is in the store
+
+    def _late_cancel(self, rt: JobRuntime, held: HeldLock) -> None:
+        """Apply a cancel that came while the step ran but after its last look, before the lock is released.
+
+        A cancel for a job another process runs is only a ``cancel.request`` file (see :meth:`_request_cancel`): a
+        step that reached the plan review without seeing it would leave the job waiting, the cancel lost. The store
+        is read too, as the live sync copies the file into the working copy only every few seconds.
+        """
+        if held.lost.is_set() or rt.job.status().get("status") != "awaiting_review":
+            return
+        if rt.job.cancel_requested() or self.store.read_bytes(rt.job.id, CANCEL_FILE) is not None:
+            logger.info("job %s: cancel requested during the step; cancelling its plan review", rt.job.id)
+            review(rt, Decision("cancel"))
 
 
 class _HeldElsewhere(JobConflict):
@@ -593,6 +649,31 @@ def require_remote(store: ArtifactStore) -> ArtifactStore:
     return store
 
 
+def check_reachable(store: ArtifactStore) -> ArtifactStore:
+    """The store, once one listing of its prefix answered (an S3 store; other stores have nothing to reach).
+
+    Raises:
+        ConfigError: S3 refused the listing (no such bucket, access denied, bad credentials) or did not answer.
+    """
+    if not isinstance(store, S3Store):
+        return store
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    prefix = f"{store.prefix}/" if store.prefix else ""
+    try:
+        store.client.list_objects_v2(Bucket=store.bucket, Prefix=prefix, MaxKeys=1)
+    except (ClientError, BotoCoreError) as exc:
+        code = error_code(exc) if isinstance(exc, ClientError) else None
+        jobs = f"arn:aws:s3:::{store.bucket}/{prefix}*"
+        raise ConfigError(
+            f"The job store {store.uri} cannot be reached ({code or type(exc).__name__}).",
+            f"check INSIGHTLOOM_ARTIFACTS (the bucket must exist) and the S3 endpoint, and that the runtime's role "
+            f"has s3:ListBucket on arn:aws:s3:::{store.bucket} and s3:GetObject, s3:PutObject and s3:DeleteObject "
+            f"on {jobs}.",
+        ) from None
+    return store
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="insightloom-agentcore", description=__doc__.split("\n")[0])
     parser.add_argument(
@@ -611,7 +692,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         settings = load_settings(None)
         settings = deployment_settings(settings.with_provider(args.provider) if args.provider else settings, MODE)
-        store = require_remote(open_store(settings.artifact_store, settings.artifacts))
+        store = check_reachable(require_remote(open_store(settings.artifact_store, settings.artifacts)))
     except InsightloomError as exc:
         print(f"error: {exc.message}" + (f" Fix: {exc.fix}" if exc.fix else ""), file=sys.stderr)
         return exc.exit_code

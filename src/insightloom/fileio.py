@@ -146,7 +146,7 @@ def open_regular(path: Path, *, beneath: Path, max_bytes: int | None = None) -> 
             device), or it is larger than ``max_bytes``.
     """
     fd = _open_file(path, beneath, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO must not block the open itself
-    with os.fdopen(fd, "rb") as handle:
+    try:  # checked before fdopen, which refuses a folder with its own error and would leak the descriptor
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise UnsafePathError(
@@ -158,6 +158,10 @@ def open_regular(path: Path, *, beneath: Path, max_bytes: int | None = None) -> 
                 f"{path} holds {info.st_size:,} bytes, more than the {max_bytes:,} a host read accepts.",
                 "shrink or delete it; agents should keep notes and reports short and put data in files of their own.",
             )
+    except BaseException:
+        os.close(fd)
+        raise
+    with os.fdopen(fd, "rb") as handle:
         yield handle, info.st_size
 
 
@@ -205,13 +209,10 @@ def is_regular_file(path: Path, *, beneath: Path) -> bool:
 def file_digest(path: Path, *, beneath: Path) -> str | None:
     """SHA-256 of a regular file reached without following links, or None when it is missing, linked or special."""
     try:
-        fd = _open_file(path, beneath, os.O_RDONLY | os.O_NONBLOCK)
+        with open_regular(path, beneath=beneath) as (handle, _):
+            return hashlib.file_digest(handle, "sha256").hexdigest()
     except (OSError, UnsafePathError):
         return None
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            return None
-        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 def write_json(path: Path, data: Any, *, beneath: Path | None = None) -> None:

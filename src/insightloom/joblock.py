@@ -1,7 +1,9 @@
 """``job.lock``: one process runs a job at a time, across restarts and hosts.
 
 The lock holds the owner's pid, host and a heartbeat. It is alive when its host is this one and the pid runs, or when
-another host's heartbeat is under 60 s old. A stale lock is taken over.
+another host's heartbeat is under 60 s old (and not more than 60 s ahead of this clock). A stale lock is taken over.
+The file sits in the job folder, where scripts write: it is read without following a link and only when it is a
+small regular file, and whatever is not a lock is no lock.
 """
 
 from __future__ import annotations
@@ -17,13 +19,18 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from .errors import BadInputError
+from .errors import BadInputError, UnsafePathError
+from .fileio import read_text
 from .jobs import write_json
 
 logger = logging.getLogger(__name__)
 LOCK_FILE = "job.lock"
 HEARTBEAT_S = 10.0
 STALE_AFTER_S = 60.0
+#: A heartbeat further ahead of this host's clock than this is not believed (a scribble, or a clock far off).
+MAX_AHEAD_S = 60.0
+#: A lock record is a few hundred bytes; anything bigger is not one.
+_MAX_LOCK_BYTES = 4096
 
 
 class JobLocked(BadInputError):
@@ -55,14 +62,18 @@ def process_start(pid: int) -> str | None:
 
 
 def _read_lock(path: Path) -> dict[str, Any] | None:
-    """The lock's content, or None when it is missing or not a lock (a script may have scribbled over it)."""
+    """The lock's content, or None when it is missing or not a lock.
+
+    A script may have scribbled over it, or planted a link or a FIFO there (reading a FIFO would block the sweeper
+    and the API's start-up forever), so it is read without following links, only as a small regular file.
+    """
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_text(path, beneath=path.parent, max_bytes=_MAX_LOCK_BYTES))
         if isinstance(data, dict):
             int(data.get("pid", -1))
             float(data.get("heartbeat", 0))
             return data
-    except (OSError, ValueError, TypeError):
+    except (OSError, UnsafePathError, ValueError, TypeError):  # UnicodeDecodeError is a ValueError
         pass
     return None
 
@@ -73,13 +84,22 @@ def holder_alive(
     """Whether a lock's content (``pid``, ``host``, ``started``, ``heartbeat``) names a live owner.
 
     On this host (``host``, default the real hostname) the owner's process must run with the same start identity;
-    on another host only the heartbeat can tell, so it must be under ``stale_after_s`` old.
+    on another host only the heartbeat can tell, so it must be under ``stale_after_s`` old, and not more than
+    :data:`MAX_AHEAD_S` in the future (a heartbeat far ahead would otherwise keep a scribbled lock alive for years).
     """
-    if data.get("host") == (host or socket.gethostname()):
+    try:
         pid = int(data.get("pid", -1))
-        started = data.get("started")
-        return _pid_running(pid) and (started is None or started == process_start(pid))
-    return (now or time.time()) - float(data.get("heartbeat", 0)) < stale_after_s
+        age = (time.time() if now is None else now) - float(data.get("heartbeat", 0))
+    except (TypeError, ValueError):
+        return False
+    if data.get("host") != (host or socket.gethostname()):
+        return -MAX_AHEAD_S <= age < stale_after_s
+    started = data.get("started")
+    if pid <= 0 or (pid == 1 and started is None):
+        # kill(0)/kill(-1) ask about process groups; pid 1 always runs, so only a genuine holder's start identity
+        # (a container's main process, which writes one) tells it from a scribbled {"pid": 1}
+        return False
+    return _pid_running(pid) and (started is None or started == process_start(pid))
 
 
 def lock_alive(job_dir: Path, *, now: float | None = None) -> bool:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import os
 from pathlib import Path
 
 import boto3
@@ -215,3 +217,67 @@ def test_a_store_at_the_bucket_root_keys_jobs_without_a_prefix(s3_uri: str, tmp_
 def test_bad_store_uris_are_a_config_error(uri: str, tmp_path: Path) -> None:
     with pytest.raises(ConfigError):
         S3Store(uri, work_dir=tmp_path, client=boto3.session.Session().client("s3", region_name="us-east-1"))
+
+
+def test_a_file_name_that_cannot_be_a_key_is_skipped_and_the_rest_pushed(
+    s3_uri: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    store = S3Store(s3_uri, work_dir=tmp_path / "work")
+    job_dir = _working_copy(store, files={"job.json": b"{}", "report/final_report.md": b"# R\n"})
+    (job_dir / "a\\b.csv").write_bytes(b"backslash")  # names a script chose
+    with open(os.path.join(os.fsencode(job_dir), b"caf\xe9.csv"), "wb") as handle:  # Latin-1, not UTF-8
+        handle.write(b"latin-1")
+    (job_dir / ("x" * 200)).mkdir()
+    deep = job_dir / ("x" * 200) / ("y" * 200) / ("z" * 200) / ("w" * 200) / ("v" * 200)
+    deep.mkdir(parents=True)
+    (deep / "long.txt").write_bytes(b"a key over 1,024 bytes")
+
+    with caplog.at_level(logging.WARNING, logger="insightloom.storage.s3"):
+        assert store.push(JOB) == 2
+
+    assert store.list_files(JOB) == ["job.json", "report/final_report.md"]
+    warned = caplog.text
+    assert "'a\\\\b.csv'" in warned and "caf\\udce9.csv" in warned and "long.txt" in warned
+    assert store.push(JOB) == 0  # and the next push goes on the same way
+
+
+def test_an_object_that_cannot_be_written_is_skipped_and_the_pull_goes_on(
+    s3_uri: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    writer = S3Store(s3_uri, work_dir=tmp_path / "writer")
+    for relative, data in {"charts": b"an older file", "charts/x.png": b"png", "job.json": b"{}"}.items():
+        writer.client.put_object(Bucket=writer.bucket, Key=f"jobs/{JOB}/{relative}", Body=data)
+
+    store = S3Store(s3_uri, work_dir=tmp_path / "work")
+    job_dir = store.job_dir(JOB)
+    (job_dir / "report").mkdir(parents=True)  # a folder where S3 now has a file
+    (job_dir / "report" / "keep.md").write_text("kept\n")
+    writer.client.put_object(Bucket=writer.bucket, Key=f"jobs/{JOB}/report", Body=b"a file")
+
+    with caplog.at_level(logging.WARNING, logger="insightloom.storage.s3"):
+        assert store.pull(JOB) == job_dir
+
+    # the folder wins: the file charts was written first (keys come sorted), then made way for charts/x.png
+    assert _real_files(job_dir) == {"charts/x.png": b"png", "job.json": b"{}", "report/keep.md": b"kept\n"}
+    assert "not pulling report of job" in caplog.text
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="insightloom.storage.s3"):
+        store.pull(JOB)  # again: the same outcome, no error
+    assert _real_files(job_dir) == {"charts/x.png": b"png", "job.json": b"{}", "report/keep.md": b"kept\n"}
+    assert "not pulling charts of job" in caplog.text and "not pulling report of job" in caplog.text
+
+
+def test_a_file_where_a_pulled_folder_belongs_makes_way_for_it(s3_uri: str, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    a = S3Store(s3_uri, work_dir=tmp_path / "a")
+    _working_copy(a, files={"job.json": b"{}", "data/sub/t.csv": b"1\n"})
+    a.push(JOB)
+    b = S3Store(s3_uri, work_dir=tmp_path / "b")
+    b_dir = b.job_dir(JOB)
+    (b_dir / "data").mkdir(parents=True)
+    (b_dir / "data" / "sub").write_text("a file a script left here\n")
+
+    b.pull(JOB)
+
+    assert _real_files(b_dir) == {"job.json": b"{}", "data/sub/t.csv": b"1\n"}

@@ -10,7 +10,7 @@ import pytest
 
 from insightloom.config import Settings
 from insightloom.errors import UnsafePathError
-from insightloom.fileio import append_text, read_text, write_text_atomic
+from insightloom.fileio import append_text, file_digest, read_text, write_text_atomic
 from insightloom.jobs import JobFolder
 from insightloom.runtime import JobRuntime
 from insightloom.tools import make_update_plan
@@ -193,3 +193,14 @@ def test_the_supervising_loop_counts_no_calculations_through_a_planted_link(tmp_
     other.write_text('{"calculations": [{"id": "a"}, {"id": "b"}]}', encoding="utf-8")
     os.symlink(other, runtime.root / "calculation_metadata.json")
     assert snapshot(runtime).calculations == 0
+
+
+def test_a_folder_where_a_file_belongs_is_refused_and_its_descriptor_closed(tmp_path: Path) -> None:
+    job = tmp_path / "job"
+    (job / "plan.md").mkdir(parents=True)
+    before = len(os.listdir("/proc/self/fd"))
+    for _ in range(20):
+        with pytest.raises(UnsafePathError, match="not a regular file"):
+            read_text(job / "plan.md", beneath=job)
+        assert file_digest(job / "plan.md", beneath=job) is None
+    assert len(os.listdir("/proc/self/fd")) <= before + 1  # no descriptor left open per call

@@ -5,6 +5,10 @@ Keys are ``<prefix>/<job_id>/<relative>``; records beside the jobs are ``<prefix
 it there, and :meth:`~S3Store.push` es what changed; the API reads objects directly (:meth:`~S3Store.read_from` tails
 ``events.jsonl`` with a ranged GET).
 
+One bad name never fails a whole sync: a push skips, with a warning, a local file whose name cannot be a key (a
+script chose it: a backslash, bytes that are not UTF-8, a key too long), and a pull skips an object it cannot write
+(S3 can hold ``charts`` and ``charts/x.png`` at once; locally the folder wins, and the file ``charts`` is skipped).
+
 What was last sent or fetched is kept per job in ``work_dir/.manifests/<job_id>.json`` (relative path → ETag and
 SHA-256), outside the job folder, so a script cannot edit it. Working copies hold untrusted scripts' output: pushes
 read files without following links, and pulls replace a planted link instead of writing through it.
@@ -13,11 +17,14 @@ read files without following links, and pulls replace a planted link instead of 
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import io
 import json
 import logging
+import os
 import shutil
+import stat
 import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -26,20 +33,32 @@ from typing import Any, BinaryIO
 from botocore.exceptions import ClientError
 
 from ..errors import BadInputError, ConfigError, UnsafePathError
-from ..fileio import MAX_READ_BYTES, file_digest, iter_real_files, open_regular, write_chunks_atomic, write_json
+from ..fileio import (
+    MAX_READ_BYTES,
+    file_digest,
+    iter_real_files,
+    open_regular,
+    write_chunks_atomic,
+    write_json,
+)
 from ..joblock import HEARTBEAT_S, STALE_AFTER_S
 from .base import MetaKind, listed
 from .ids import check_job_id, check_relative
-from .s3lock import LOCK_OBJECT, S3JobLock, error_code, is_missing, lock_alive
+from .s3lock import LOCK_CLIENT_CONFIG, LOCK_OBJECT, S3JobLock, error_code, is_missing, lock_alive
 
 logger = logging.getLogger(__name__)
 #: The largest object a pull downloads or a push uploads: far above what a job writes (see ``max_job_mb``).
 MAX_OBJECT_BYTES = 2 * 1024**3
+#: S3's limit on the length of a key, in UTF-8 bytes.
+MAX_KEY_BYTES = 1024
 #: Where the per-job manifests live inside ``work_dir``; hidden, and not a job id, so it is never taken for a job.
 MANIFESTS_DIR = ".manifests"
 META_KINDS: tuple[MetaKind, ...] = ("owners", "sweeps")
 _MAX_META_BYTES = 64 * 1024
 _CHUNK = 1024 * 1024
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+#: Why a pulled object may not fit the working copy: a folder where the file goes, a name the file system refuses.
+_UNWRITABLE_ERRNOS = frozenset({errno.EISDIR, errno.ENOTDIR, errno.ENAMETOOLONG, errno.EILSEQ})
 Manifest = dict[str, dict[str, str]]
 
 
@@ -65,16 +84,30 @@ def parse_s3_uri(uri: str) -> tuple[str, str]:
 
 
 def _real_parents(job_dir: Path, relative: str) -> None:
-    """Remove links a script planted where the folders of ``relative`` belong, so a write lands in real folders."""
-    folder = job_dir
-    for part in relative.split("/")[:-1]:
-        folder = folder / part
-        if folder.is_symlink():
-            folder.unlink()
+    """Remove what stands where the folders of ``relative`` belong, so a write lands in real folders.
+
+    That is a link a script planted, or a file (an older object of the same name, or a script's): the object's key
+    says a folder is there. The walk goes by folder descriptors and never follows a link, so nothing outside the
+    job folder is touched even if a script swaps a folder for a link meanwhile (the write then refuses).
+    """
+    fd = os.open(job_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        for part in relative.split("/")[:-1]:
+            try:
+                if not stat.S_ISDIR(os.stat(part, dir_fd=fd, follow_symlinks=False).st_mode):
+                    os.unlink(part, dir_fd=fd)
+                    return  # the folders from here down are made by the write
+                child = os.open(part, _DIR_FLAGS, dir_fd=fd)
+            except OSError:
+                return  # missing (the write makes it), or changed meanwhile (the write refuses it)
+            os.close(fd)
+            fd = child
+    finally:
+        os.close(fd)
 
 
 def _write_local(job_dir: Path, relative: str, chunks: Iterable[bytes]) -> str:
-    """Write a job file from ``chunks`` atomically into real folders (planted folder links are removed first)."""
+    """Write a job file from ``chunks`` atomically into real folders (whatever stands in their place is removed)."""
     _real_parents(job_dir, relative)
     return write_chunks_atomic(job_dir / relative, chunks, beneath=job_dir)
 
@@ -87,6 +120,8 @@ class S3Store:
         work_dir: The local folder holding one working copy per job, and the manifests.
         client: A boto3 S3 client; by default one from a fresh session, so ``AWS_ENDPOINT_URL_S3`` and the usual
             credential chain apply.
+        lock_client: The client for the job lock; by default ``client`` when one is given, else one from the same
+            session with short timeouts (:data:`~insightloom.storage.s3lock.LOCK_CLIENT_CONFIG`).
         lock_host: The machine name written into job locks (default the hostname).
         heartbeat_s: Seconds between job-lock heartbeats.
         stale_after_s: Age after which another host's job lock is taken over.
@@ -100,6 +135,7 @@ class S3Store:
         *,
         work_dir: Path,
         client: Any | None = None,
+        lock_client: Any | None = None,
         lock_host: str | None = None,
         heartbeat_s: float = HEARTBEAT_S,
         stale_after_s: float = STALE_AFTER_S,
@@ -110,8 +146,11 @@ class S3Store:
         if client is None:
             import boto3
 
-            client = boto3.session.Session().client("s3")
+            session = boto3.session.Session()
+            client = session.client("s3")
+            lock_client = lock_client or session.client("s3", config=LOCK_CLIENT_CONFIG)
         self.client = client
+        self.lock_client = lock_client or client
         self._lock_options: dict[str, Any] = {
             "host": lock_host,
             "heartbeat_s": heartbeat_s,
@@ -242,37 +281,80 @@ class S3Store:
             obj = self._get(self._key(job_id, relative))
             if obj is None:  # deleted since the listing
                 continue
-            with contextlib.closing(obj["Body"]) as body:
-                digest = _write_local(job_dir, relative, iter(lambda: body.read(_CHUNK), b""))
+            try:
+                with contextlib.closing(obj["Body"]) as body:
+                    digest = _write_local(job_dir, relative, iter(lambda: body.read(_CHUNK), b""))
+            except (UnsafePathError, OSError) as exc:
+                if isinstance(exc, OSError) and exc.errno not in _UNWRITABLE_ERRNOS:
+                    raise
+                logger.warning("not pulling %s of job %s: it cannot be written here: %s", relative, job_id, exc)
+                continue
             self._record(job_id, {relative: {"etag": str(obj["ETag"]), "digest": digest}})
         return job_dir
 
-    def push(self, job_id: str) -> int:
+    def push(self, job_id: str, *, stop: threading.Event | None = None) -> int:
+        """Upload what changed in the local copy (see :meth:`ArtifactStore.push`).
+
+        Args:
+            stop: Once set, nothing more is sent (checked right before every PUT): the holder's
+                :attr:`~insightloom.storage.base.HeldLock.lost`, so a holder that lost the job stops writing.
+        """
         job_dir = self.job_dir(job_id)
         if not job_dir.is_dir():
             return 0
         manifest = self._load_manifest(job_id)
         sent = 0
         for path in iter_real_files(job_dir):
+            if stop is not None and stop.is_set():
+                break
             relative = path.relative_to(job_dir).as_posix()
-            if listed(relative) and self._push_one(job_id, relative, manifest.get(relative, {})):
+            if listed(relative) and self._push_one(job_id, relative, manifest.get(relative, {}), stop=stop):
                 sent += 1
         return sent
 
-    def push_file(self, job_id: str, relative: str, *, whole_lines: bool = False) -> bool:
+    def push_file(
+        self, job_id: str, relative: str, *, whole_lines: bool = False, stop: threading.Event | None = None
+    ) -> bool:
         """Upload one job file if it changed since it was last sent; True when it was sent.
 
         Args:
             whole_lines: Send only up to the last newline, so a reader of the object never sees half a line that
                 is still being appended (``events.jsonl``).
+            stop: As for :meth:`push`.
         """
         check_relative(relative)
         if not listed(relative):
             return False
-        return self._push_one(job_id, relative, self._load_manifest(job_id).get(relative, {}), whole_lines=whole_lines)
+        known = self._load_manifest(job_id).get(relative, {})
+        return self._push_one(job_id, relative, known, whole_lines=whole_lines, stop=stop)
 
-    def _push_one(self, job_id: str, relative: str, known: dict[str, str], *, whole_lines: bool = False) -> bool:
+    def _file_key(self, job_id: str, relative: str) -> str | None:
+        """The key for a local job file, or None (with a warning) when its name, which a script chose, cannot be one."""
+        try:
+            key = self._key(job_id, relative)
+            if len(key.encode("utf-8")) <= MAX_KEY_BYTES:
+                return key
+            why = f"its key would be longer than S3's {MAX_KEY_BYTES} bytes"
+        except BadInputError:
+            why = "it is not a plain path inside the job folder (a backslash?)"
+        except UnicodeEncodeError:
+            why = "its name is not UTF-8"
+        logger.warning("not pushing %r of job %s: %s", relative, job_id, why)
+        return None
+
+    def _push_one(
+        self,
+        job_id: str,
+        relative: str,
+        known: dict[str, str],
+        *,
+        whole_lines: bool = False,
+        stop: threading.Event | None = None,
+    ) -> bool:
         job_dir = self.job_dir(job_id)
+        key = self._file_key(job_id, relative)
+        if key is None:
+            return False
         try:
             with open_regular(job_dir / relative, beneath=job_dir, max_bytes=MAX_OBJECT_BYTES) as (handle, size):
                 body: BinaryIO = handle
@@ -285,9 +367,9 @@ class S3Store:
                 else:
                     digest = hashlib.file_digest(handle, "sha256").hexdigest()
                     handle.seek(0)
-                if digest == known.get("digest"):
+                if digest == known.get("digest") or (stop is not None and stop.is_set()):
                     return False
-                reply = self.client.put_object(Bucket=self.bucket, Key=self._key(job_id, relative), Body=body)
+                reply = self.client.put_object(Bucket=self.bucket, Key=key, Body=body)
         except FileNotFoundError:  # removed since it was listed
             return False
         except UnsafePathError as exc:
@@ -330,12 +412,12 @@ class S3Store:
         return self._key(job_id, LOCK_OBJECT)
 
     def lock(self, job_id: str) -> S3JobLock:
-        return S3JobLock(self.client, self.bucket, self._lock_key(job_id), **self._lock_options)
+        return S3JobLock(self.lock_client, self.bucket, self._lock_key(job_id), **self._lock_options)
 
     def lock_alive(self, job_id: str) -> bool:
         options = self._lock_options
         return lock_alive(
-            self.client,
+            self.lock_client,
             self.bucket,
             self._lock_key(job_id),
             host=options["host"],

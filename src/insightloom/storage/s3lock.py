@@ -10,6 +10,11 @@ Every new holder writes ``fence = previous fence + 1``, and releasing leaves a `
 fence (instead of deleting the object), so the number only ever grows: a holder that was taken over has a smaller
 fence than the lock now shows. Its heartbeat (``If-Match`` its own last write) then fails with 412 and sets
 :attr:`S3JobLock.lost`.
+
+A holder whose heartbeats stop getting through (S3 unreachable, or a PUT that hangs) gives up on its own, and early:
+:attr:`S3JobLock.lost` is set once ``stale_after_s - 2 * heartbeat_s`` pass without a heartbeat landing, measured
+from when that heartbeat was taken, so the holder stops writing before another machine may take the lock over.
+Lock calls use a client with short timeouts (:data:`LOCK_CLIENT_CONFIG`) so a hung call fails fast.
 """
 
 from __future__ import annotations
@@ -23,8 +28,10 @@ import time
 import uuid
 from typing import Any
 
+from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
+from ..errors import ConfigError
 from ..joblock import HEARTBEAT_S, STALE_AFTER_S, JobLocked, holder_alive, process_start
 
 logger = logging.getLogger(__name__)
@@ -33,6 +40,9 @@ LOCK_OBJECT = ".lock"
 #: A conditional write lost: 412, or 409 when S3 saw two conditional writes to one key at the same time.
 _CONFLICT_CODES = frozenset({"PreconditionFailed", "ConditionalRequestConflict", "412", "409"})
 _MISSING_CODES = frozenset({"NoSuchKey", "NotFound", "404"})
+#: For the lock's own S3 client: a heartbeat that cannot get through must fail within seconds (two tries of at most
+#: 5 s to connect and 10 s to read), not the default minutes (60 s each, three tries), so the holder learns in time.
+LOCK_CLIENT_CONFIG = Config(connect_timeout=5, read_timeout=10, retries={"mode": "standard", "total_max_attempts": 2})
 
 
 def error_code(exc: ClientError) -> str:
@@ -114,9 +124,11 @@ class S3JobLock:
     Attributes:
         fence: This holding's fencing token (0 until entered).
         lost: Set when a heartbeat finds that another holder took the lock over, or when no heartbeat got through
-            for ``stale_after_s`` (another machine may take it over by then); work under it must stop.
+            for :attr:`lost_after_s` (two heartbeats before another machine may take it over); work under it must
+            stop.
 
     Raises:
+        ConfigError: ``stale_after_s`` is not above two heartbeats (the holder could never stop before a takeover).
         JobLocked: On enter, when a live holder has the lock or another process won the race for it.
     """
 
@@ -130,6 +142,11 @@ class S3JobLock:
         heartbeat_s: float = HEARTBEAT_S,
         stale_after_s: float = STALE_AFTER_S,
     ) -> None:
+        if stale_after_s <= 2 * heartbeat_s:
+            raise ConfigError(
+                f"A job lock that goes stale after {stale_after_s:g} s cannot beat every {heartbeat_s:g} s.",
+                "make stale_after_s more than twice heartbeat_s (the defaults are 60 s and 10 s).",
+            )
         self.client = client
         self.bucket = bucket
         self.key = key
@@ -140,9 +157,15 @@ class S3JobLock:
         self.fence = 0
         self.lost = threading.Event()
         self._etag = ""
+        self._last_ok = 0.0  # monotonic time at which the heartbeat now in S3 was taken
         self._stop = threading.Event()
         self._io = threading.Lock()  # a heartbeat and the release never write at the same time
-        self._thread: threading.Thread | None = None
+        self._threads: list[threading.Thread] = []
+
+    @property
+    def lost_after_s(self) -> float:
+        """Seconds without a heartbeat landing after which this holder gives up (see the module docstring)."""
+        return self.stale_after_s - 2 * self.heartbeat_s
 
     def _body(self) -> bytes:
         pid = os.getpid()
@@ -172,6 +195,11 @@ class S3JobLock:
         return False
 
     def _refused(self, data: dict[str, Any]) -> JobLocked:
+        if not data:  # the lock vanished, or is no lock, between our failed write and the read-back
+            return JobLocked(
+                f"Job lock {self.key} changed while this process was taking it.",
+                "try again: another process took or released the lock at the same moment.",
+            )
         return JobLocked(
             f"Job lock {self.key} is held by pid {data.get('pid')} on {data.get('host')}.",
             f"wait for it to finish, or stop that process; a lock whose heartbeat is older than "
@@ -184,26 +212,32 @@ class S3JobLock:
             raise self._refused(found[0])
         self.fence = int(found[0].get("fence", 0)) + 1 if found is not None else 1
         condition = {"IfMatch": found[1]} if found is not None else {"IfNoneMatch": "*"}
+        taken = time.monotonic()  # before the body: another machine ages the lock from the heartbeat in it
         try:
             self._etag = self._put(self._body(), **condition)
         except ClientError as exc:
             if not (is_conflict(exc) or is_missing(exc)):
                 raise
             if self._still_ours():
+                self._last_ok = taken
                 return
             latest = read_lock(self.client, self.bucket, self.key)  # the one who won the race
             raise self._refused(latest[0] if latest else {}) from None
+        self._last_ok = taken
         if found is not None and found[0] and not found[0].get("released"):
             logger.warning(
                 "took over the stale lock %s from pid %s on %s", self.key, found[0].get("pid"), found[0].get("host")
             )
 
     def _lose(self, why: str) -> None:
+        if self.lost.is_set():  # the watch and a heartbeat may both find out
+            return
         logger.warning("lost the lock %s (fence %d): %s", self.key, self.fence, why)
         self.lost.set()
 
     def _beat_once(self) -> bool:
         """Refresh the heartbeat; False when the lock turned out to be someone else's."""
+        taken = time.monotonic()
         try:
             self._etag = self._put(self._body(), IfMatch=self._etag)
         except ClientError as exc:
@@ -212,28 +246,37 @@ class S3JobLock:
             if not self._still_ours():
                 self._lose("another holder took it over")
                 return False
+        self._last_ok = taken
         return True
 
     def _beat(self) -> None:
-        last_ok = time.monotonic()
         while not self._stop.wait(self.heartbeat_s):
             with self._io:
-                if self._stop.is_set():
+                if self._stop.is_set() or self.lost.is_set():
                     return
                 try:
                     if not self._beat_once():
                         return
-                    last_ok = time.monotonic()
                 except (ClientError, BotoCoreError, OSError) as exc:
                     logger.warning("could not refresh the lock %s: %s", self.key, exc)
-            if time.monotonic() - last_ok > self.stale_after_s:
-                self._lose(f"no heartbeat got through for {self.stale_after_s:g} s")
+
+    def _watch(self) -> None:
+        """Set :attr:`lost` once no heartbeat landed for :attr:`lost_after_s`, even while a heartbeat call hangs."""
+        while True:
+            left = self._last_ok + self.lost_after_s - time.monotonic()
+            if left <= 0:
+                if not self._stop.is_set():
+                    self._lose(f"no heartbeat got through for {self.lost_after_s:g} s")
+                return
+            if self._stop.wait(left):
                 return
 
     def __enter__(self) -> S3JobLock:
         self._acquire()
-        self._thread = threading.Thread(target=self._beat, name=f"s3lock-{self.key}", daemon=True)
-        self._thread.start()
+        for target, name in ((self._beat, "s3lock"), (self._watch, "s3lock-watch")):
+            thread = threading.Thread(target=target, name=f"{name}-{self.key}", daemon=True)
+            thread.start()
+            self._threads.append(thread)
         return self
 
     def __exit__(self, *exc: object) -> None:

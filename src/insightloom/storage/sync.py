@@ -4,6 +4,10 @@ While a worker runs a job from its working copy, the API (on another machine) se
 store must keep up: events within about a second, stage outputs at every stage boundary, and the API's cancel
 request must reach the worker. :class:`LiveSync` does that in one background thread, and does nothing for a store
 that is not remote, so callers can always wrap a run in it.
+
+A failed upload is tried again (the store may be briefly unreachable), and the final push on exit is tried a few
+times before it fails the run. Once the job lock is lost nothing more is sent, not even the rest of a push that was
+under way: the store checks right before each PUT.
 """
 
 from __future__ import annotations
@@ -23,13 +27,20 @@ logger = logging.getLogger(__name__)
 EVENTS_FILE = "events.jsonl"
 #: Events after which the whole working copy is pushed: a stage's outputs are complete, or the job waits or ended.
 FULL_PUSH_KINDS = frozenset({"stage", "plan_review_request"}) | TERMINAL_KINDS
+#: Tries of the final push on exit before the run fails with its error.
+FINAL_PUSH_ATTEMPTS = 3
 
 
 @runtime_checkable
 class _PushesFiles(Protocol):
-    """A store that can send one file (S3 has no append, so ``events.jsonl`` is sent whole, without the full push)."""
+    """A store that sends files one by one (S3), so it can stop between them once ``stop`` is set, and send one
+    file alone (S3 has no append, so ``events.jsonl`` is sent whole, without the full push)."""
 
-    def push_file(self, job_id: str, relative: str, *, whole_lines: bool = False) -> bool: ...
+    def push(self, job_id: str, *, stop: threading.Event | None = None) -> int: ...
+
+    def push_file(
+        self, job_id: str, relative: str, *, whole_lines: bool = False, stop: threading.Event | None = None
+    ) -> bool: ...
 
 
 class LiveSync:
@@ -42,9 +53,10 @@ class LiveSync:
         held: The job lock held for the run; once :attr:`HeldLock.lost` is set nothing more is written.
         every_s: Least seconds between two uploads of ``events.jsonl`` while events keep coming.
         cancel_poll_s: Seconds between looks for ``cancel.request`` in the store.
+        retry_s: Seconds before a failed upload is tried again (and between tries of the final push, growing).
 
     Raises:
-        Exception: On exit, what the final push raised (unless the body itself raised).
+        Exception: On exit, what the last try of the final push raised (unless the body itself raised).
     """
 
     def __init__(
@@ -56,6 +68,7 @@ class LiveSync:
         *,
         every_s: float = 1.0,
         cancel_poll_s: float = 5.0,
+        retry_s: float = 1.0,
     ) -> None:
         self.store = store
         self.job_id = job_id
@@ -63,6 +76,7 @@ class LiveSync:
         self.held = held
         self.every_s = every_s
         self.cancel_poll_s = cancel_poll_s
+        self.retry_s = retry_s
         self._wake = threading.Condition()
         self._events_changed = False
         self._full_wanted = False
@@ -84,14 +98,26 @@ class LiveSync:
             self._stopping = True
             self._wake.notify_all()
         self._thread.join()
-        if self.held.lost.is_set():
-            return
         try:
-            self.store.push(self.job_id)
+            self._final_push()
         except Exception:
             if exc_type is None:
                 raise
             logger.exception("final push of job %s failed", self.job_id)
+
+    def _final_push(self) -> None:
+        """Push what the run left, trying again after a short, growing pause; raises what the last try raised."""
+        for attempt in range(1, FINAL_PUSH_ATTEMPTS + 1):
+            if self.held.lost.is_set():
+                return
+            try:
+                self._push_all()
+                return
+            except Exception:
+                if attempt == FINAL_PUSH_ATTEMPTS:
+                    raise
+                logger.warning("final push of job %s failed (try %d); trying again", self.job_id, attempt)
+                self.held.lost.wait(self.retry_s * attempt)  # returns at once if the lock is lost meanwhile
 
     def _on_event(self, event: Event) -> None:
         """Called in the emitting thread after the event is in ``events.jsonl``."""
@@ -105,37 +131,52 @@ class LiveSync:
     def _run(self) -> None:
         last_events = float("-inf")
         next_cancel = time.monotonic()
+        retry_at = float("-inf")  # after a failed upload, nothing is sent again before this
         while not self.held.lost.is_set():
             with self._wake:
-                due = [next_cancel] + ([last_events + self.every_s] if self._events_changed else [])
-                if not (self._stopping or self._full_wanted):
+                due = [next_cancel]
+                if self._full_wanted:
+                    due.append(retry_at)
+                elif self._events_changed:
+                    due.append(max(last_events + self.every_s, retry_at))
+                if not self._stopping:
                     self._wake.wait(max(0.0, min(due) - time.monotonic()))
                 if self._stopping:
                     return
                 now = time.monotonic()
-                full, self._full_wanted = self._full_wanted, False
-                send_events = self._events_changed and (full or now >= last_events + self.every_s)
+                ready = now >= retry_at
+                full = ready and self._full_wanted
+                send_events = ready and self._events_changed and (full or now >= last_events + self.every_s)
+                self._full_wanted = self._full_wanted and not full
                 self._events_changed = self._events_changed and not send_events
             if self.held.lost.is_set():
                 return
             try:
                 if full:
-                    self.store.push(self.job_id)
+                    self._push_all()
                 elif send_events:
                     self._push_events()
                 if send_events or full:
                     last_events = now
-            except Exception:  # the store may be briefly unreachable: send again after the next event
+            except Exception:  # the store may be briefly unreachable: send the same again after a pause
                 logger.warning("live sync of job %s failed; will retry", self.job_id, exc_info=True)
+                retry_at = time.monotonic() + self.retry_s
                 with self._wake:
-                    self._events_changed = True
+                    self._full_wanted = self._full_wanted or full
+                    self._events_changed = self._events_changed or send_events
             if now >= next_cancel:
                 self._poll_cancel()
                 next_cancel = now + self.cancel_poll_s
 
+    def _push_all(self) -> None:
+        if isinstance(self.store, _PushesFiles):
+            self.store.push(self.job_id, stop=self.held.lost)
+        else:
+            self.store.push(self.job_id)
+
     def _push_events(self) -> None:
         if isinstance(self.store, _PushesFiles):
-            self.store.push_file(self.job_id, EVENTS_FILE, whole_lines=True)
+            self.store.push_file(self.job_id, EVENTS_FILE, whole_lines=True, stop=self.held.lost)
         else:
             self.store.push(self.job_id)
 

@@ -135,6 +135,9 @@ class Settings:
         token_margin: Safety margin added to local counts for Claude models, whose tokenizer differs.
         exact_token_count: Ask Bedrock ``CountTokens`` for exact counts when AWS credentials are present.
         pricing: USD per 1M tokens by model id (``fnmatch`` patterns allowed): input, output, cache_read, cache_write.
+        ask_max_cost_usd: Ceiling on the estimated cost of one follow-up question's ``--analyze`` run.
+        ask_memory: Where follow-up conversations are kept: ``redis://...``, a SQLite file path, or None for
+            ``<artifacts>/.ask/memory.sqlite3`` (``INSIGHTLOOM_ASK_MEMORY``).
     """
 
     provider: str = "auto"
@@ -164,6 +167,8 @@ class Settings:
     token_margin: float = 0.20
     exact_token_count: bool = False
     pricing: dict[str, dict[str, float]] = field(default_factory=default_pricing)
+    ask_max_cost_usd: float = 1.0
+    ask_memory: str | None = None
     source: str | None = None
 
     def __post_init__(self) -> None:
@@ -250,6 +255,7 @@ _POSITIVE_LIMITS = (
     "max_model_calls",
     "max_total_tokens",
     "max_cost_usd",
+    "ask_max_cost_usd",
     "max_wall_seconds",
     "max_job_mb",
     "max_job_files",
@@ -368,6 +374,8 @@ def load_settings(
     elif env.get("INSIGHTLOOM_ARTIFACTS"):
         settings.artifacts = Path(env["INSIGHTLOOM_ARTIFACTS"]).expanduser()
         settings.artifact_store = None
+    if env.get("INSIGHTLOOM_ASK_MEMORY"):
+        settings.ask_memory = env["INSIGHTLOOM_ASK_MEMORY"]
     if env.get("INSIGHTLOOM_MAX_FILE_MB"):
         try:
             settings.max_file_mb = float(env["INSIGHTLOOM_MAX_FILE_MB"])

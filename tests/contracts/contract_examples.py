@@ -207,4 +207,37 @@ EXAMPLES: dict[str, list[Any]] = {
         _event("failed", {"error": "boom"}, 12),
         _event("cancelled", {}, 13),
     ],
+    "ask_event": [
+        {
+            "ts": TS,
+            "job_id": "20250101T000000Z-aaaaaaaaaaaa",
+            "ask_id": "3b61b49ef2b042608f52138009b2de97",
+            "seq": 1,
+            "kind": "retrieved",
+            "data": {
+                "mode": "bm25",
+                "hits": 4,
+                "relevant": 4,
+                "threshold": 0.2,
+                "top_score": 0.87,
+                "fragments": ["F2"],
+            },
+        },
+        {
+            "ts": TS,
+            "job_id": "20250101T000000Z-aaaaaaaaaaaa",
+            "ask_id": "3b61b49ef2b042608f52138009b2de97",
+            "seq": 3,
+            "kind": "answered",
+            "data": {"citations": ["F2"], "model_calls": 1, "retried": False, "seconds": 0.04},
+        },
+        {
+            "ts": TS,
+            "job_id": "20250101T000000Z-aaaaaaaaaaaa",
+            "ask_id": "0c5d1e6f2b042608f52138009b2de9aa",
+            "seq": 2,
+            "kind": "abstained",
+            "data": {"reason": "no_relevant_fragments", "model_calls": 0},
+        },
+    ],
 }

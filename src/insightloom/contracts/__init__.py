@@ -16,6 +16,7 @@ from ..errors import BadInputError
 
 #: Schema name → the job-folder file it describes.
 SCHEMA_FILES: dict[str, str] = {
+    "ask_event": "ask_events.jsonl (one line)",
     "audit_findings": "audit_findings.json",
     "calculation_metadata": "calculation_metadata.json",
     "citations": "citations.json",

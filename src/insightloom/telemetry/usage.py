@@ -68,6 +68,10 @@ class CallRecord:
         )
 
 
+#: usage.json sections the ledger does not own but must keep: the follow-up questions' own accounting.
+KEPT_SECTIONS = ("ask",)
+
+
 class UsageLedger:
     """Thread-safe running totals for one job; every role present from the start."""
 
@@ -77,6 +81,7 @@ class UsageLedger:
         self._save_lock = threading.Lock()  # one writer at a time, so an older snapshot never lands last
         self._agents = {role: AgentUsage() for role in ROLES}
         self._calls: list[CallRecord] = []
+        self.extra: dict[str, Any] = {}  # sections others own (``ask``), kept as they are when the ledger saves
 
     @classmethod
     def load(cls, path: Path) -> UsageLedger:
@@ -92,6 +97,7 @@ class UsageLedger:
             ledger._calls = [
                 CallRecord(**{k: v for k, v in c.items() if k in names}) for c in data.get("model_calls", [])
             ]
+            ledger.extra = {k: v for k, v in data.items() if k in KEPT_SECTIONS}
         return ledger
 
     def add(self, role: str, usage: AgentUsage) -> None:
@@ -133,6 +139,7 @@ class UsageLedger:
             "total": asdict(total),
             "cache_read_share": round(total.cache_read_share, 4),
             "model_calls": calls,
+            **self.extra,
         }
 
     def save(self) -> None:

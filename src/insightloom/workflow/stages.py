@@ -294,6 +294,16 @@ def final_status(rt: JobRuntime) -> tuple[Status, str | None]:
     return "needs_review", note
 
 
+def index_knowledge(job_dir: Path) -> None:
+    """Index the finished job's knowledge for follow-up questions; a failure only costs a lazy rebuild later."""
+    from ..ask.fragments import index_job
+
+    try:
+        index_job(job_dir)
+    except (OSError, ValueError, InsightloomError) as exc:
+        logger.warning("could not index the job's knowledge for questions: %s", exc)
+
+
 def finish(rt: JobRuntime, status: Status, *, report: Path | None = None, error: str | None = None) -> None:
     """Record the terminal status; failed and cancelled jobs keep the stage they stopped in.
 
@@ -309,6 +319,7 @@ def finish(rt: JobRuntime, status: Status, *, report: Path | None = None, error:
         rt.job.events.emit("cancelled")
         return
     extra = {"review_reason": error} if status == "needs_review" and error else {}
+    index_knowledge(rt.root)
     rt.job.update(status=status, stage="done", **extra)
     rt.job.events.emit("stage", name="done")
     rel = report.relative_to(rt.root).as_posix() if report else None

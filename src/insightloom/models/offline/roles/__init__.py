@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from .. import reporter_writer
 from ..conversation import Conversation, Reply
+from .answerer import answerer
 from .auditor import auditor
 from .coder import coder
 from .coordinator import coordinator
@@ -28,6 +29,7 @@ ROLES: dict[str, Callable[[Conversation], Reply]] = {
     "reporter": reporter_writer.reporter,
     "tracker": tracker,
     "auditor": auditor,
+    "answerer": answerer,
 }
 
 

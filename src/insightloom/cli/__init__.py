@@ -1,4 +1,4 @@
-"""The ``insightloom`` command: run, demo, resume, jobs, usage, serve, schema, skills, doctor, verify and audit.
+"""The ``insightloom`` command: run, demo, resume, jobs, usage, serve, schema, skills, doctor, ask, verify and audit.
 
 stdout carries only answers and, as its last line, the job folder; progress and errors go to stderr.
 """
@@ -331,6 +331,78 @@ def doctor() -> None:
     level = isolation_level()
     hint = "" if level.startswith("bwrap") else "  (apt-get install bubblewrap for the per-job sandbox)"
     sys.stdout.write(f"isolation: {level}{hint}\n")
+
+
+@app.command(name="ask")
+def ask_command(
+    args: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="One or more finished job folders, then the question (last).",
+            metavar="JOB_DIR... QUESTION",
+            show_default=False,
+        ),
+    ] = None,
+    session: Annotated[str | None, typer.Option(help="Remember the conversation under this name.")] = None,
+    jobs_from: Annotated[
+        Path | None, typer.Option("--jobs-from", help="Also ask every finished job in this artifacts folder.")
+    ] = None,
+    analyze: Annotated[
+        bool,
+        typer.Option("--analyze", help="Compute a new verified number when no result holds it (costs model calls)."),
+    ] = False,
+    forget: Annotated[str | None, typer.Option(help="Delete this conversation session, then stop.")] = None,
+    provider: Annotated[str | None, typer.Option(help="Model provider (auto, bedrock, offline...).")] = None,
+    config: Annotated[Path | None, typer.Option(help="Config YAML (default ./insightloom.yaml).")] = None,
+    quiet: Annotated[bool, typer.Option("-q", "--quiet", help="No timing or retrieval line on stderr.")] = False,
+    verbose: Annotated[int, typer.Option("-v", "--verbose", count=True)] = 0,
+) -> None:
+    """Ask finished jobs a follow-up question; the answer streams to stdout, its cited fragments follow.
+
+    Every number in the answer comes from a cited fragment or a verified calculation. Exit 0: answered; 3: abstained
+    (nothing in the jobs answers it; the answer says what data would be needed); 2: bad input, e.g. not a job
+    folder or a job that has not finished.
+    """
+    from ..ask.answer import ask
+    from ..ask.memory import open_memory
+    from .asking import EXIT_ABSTAINED, EXIT_ANSWERED, AnswerPrinter, check_session, citation_lines, split_arguments
+
+    _setup_logging(verbose, quiet)
+    try:
+        settings = _settings(config, provider, None, quiet=True)
+        if forget is not None:
+            if args:
+                raise BadInputError("--forget takes no job folders or question.", "run the question separately.")
+            count = open_memory(settings.artifacts, settings.ask_memory).forget(
+                "local", check_session(forget, "--forget")
+            )
+            err.print(f"forgot session {forget} ({count} turns)", highlight=False)
+            raise typer.Exit(0)
+        name = check_session(session) if session else None
+        dirs, question = split_arguments(list(args or []), jobs_from)
+        printer = AnswerPrinter()
+        result = ask(
+            dirs,
+            question,
+            settings=settings,
+            session=name,
+            memory=open_memory(settings.artifacts, settings.ask_memory) if name else None,
+            analyze=analyze,
+            on_text=printer,
+        )
+    except InsightloomError as exc:
+        raise _fail(exc) from None
+    printer.finish(result.answer)
+    if result.citations:
+        typer.echo("\nSources:")
+        for line in citation_lines(result.citations):
+            typer.echo(f"  {line}")
+    if not quiet:
+        calls = f"{result.model_calls} model call{'' if result.model_calls == 1 else 's'}"
+        extra = f", new calculations: {', '.join(result.new_calc_ids)}" if result.new_calc_ids else ""
+        state = f"abstained ({result.reason})" if result.abstained else "answered"
+        err.print(f"{state} in {result.seconds:.2f}s · {result.retrieval} · {calls}{extra}", highlight=False)
+    raise typer.Exit(EXIT_ABSTAINED if result.abstained else EXIT_ANSWERED)
 
 
 @app.command()

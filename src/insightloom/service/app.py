@@ -2,7 +2,9 @@
 
 Routes (all but ``/healthz``, ``/readyz``, the page and ``/session`` sign-in need a bearer token or session cookie
 when a token is configured): ``POST /jobs``, ``GET /jobs``, ``GET /jobs/{id}``, ``POST /jobs/{id}/review``,
-``POST /jobs/{id}/cancel``, ``GET /jobs/{id}/events`` (SSE) and ``GET /jobs/{id}/artifacts/{path}``.
+``POST /jobs/{id}/cancel``, ``GET /jobs/{id}/events`` (SSE), ``GET /jobs/{id}/artifacts/{path}``, and the follow-up
+questions of ``service/ask_routes.py``: ``POST /jobs/{id}/ask``, ``POST /ask`` and ``/ask/sessions``. ``/healthz`` and
+``/readyz`` need no token.
 
 Every error answers ``{"detail": ..., "fix": ...}`` (:mod:`.errors_http`); a 503 (the queue is full or its broker is
 down) also says ``Retry-After``.
@@ -20,7 +22,7 @@ from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import quote
 
-from fastapi import Depends, FastAPI, File, Form, Header, HTTPException, Request, Response, UploadFile
+from fastapi import FastAPI, File, Form, Header, HTTPException, Request, Response, UploadFile
 from fastapi.responses import FileResponse, JSONResponse, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -30,7 +32,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from .. import __version__
 from ..config import PROVIDERS, Settings
 from ..errors import BrokerUnavailable, InsightloomError
-from .auth import COOKIE, Authenticator
+from .ask_routes import add_ask_routes
+from .auth import COOKIE, Authenticator, User
 from .errors_http import HTTP_STATUS, error_response, http_status, internal_body
 from .manager import JobManager
 from .queue import JobQueue, broker_reachable
@@ -50,14 +53,6 @@ PAGE_CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
     "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
 )
-
-
-async def current_user(request: Request) -> str:
-    """The caller's user name (401 when a token is configured and none came)."""
-    return request.app.state.auth.user(request)
-
-
-User = Annotated[str, Depends(current_user)]
 
 
 class ReviewBody(BaseModel):
@@ -358,6 +353,7 @@ def create_app(
         media_type = mimetypes.guess_type(name)[0] or "application/octet-stream"
         return Response(found, media_type=media_type, headers={**headers, "Content-Disposition": attachment(name)})
 
+    add_ask_routes(app, manager)  # POST /jobs/{id}/ask, POST /ask, /ask/sessions (service.ask_routes)
     return app
 
 

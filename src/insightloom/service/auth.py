@@ -21,8 +21,9 @@ import secrets
 import threading
 import time
 from pathlib import Path
+from typing import Annotated
 
-from fastapi import HTTPException, Request
+from fastapi import Depends, HTTPException, Request
 
 from ..fileio import write_json
 from .service_settings import OPEN_USER, ServiceConfig
@@ -149,3 +150,12 @@ class Authenticator:
             detail="Missing or invalid token. Send 'Authorization: Bearer <token>' or sign in on the web page.",
             headers={"WWW-Authenticate": "Bearer"},
         )
+
+
+async def current_user(request: Request) -> str:
+    """The caller's user name (401 when a token is configured and none came): every route's dependency."""
+    user: str = request.app.state.auth.user(request)
+    return user
+
+
+User = Annotated[str, Depends(current_user)]

@@ -34,7 +34,7 @@ from ..workflow.pipeline import job_inputs
 from .delivery import Verdict, delivery_verdict
 from .plan_html import plan_html
 from .queue import START_STAGE, JobQueue, ThreadPoolJobQueue, WorkItem
-from .service_settings import ServiceConfig
+from .service_settings import OPEN_USER, ServiceConfig
 from .sse import EventHub
 from .sweeper import due_items
 from .uploads import Upload
@@ -129,9 +129,18 @@ class JobManager:
     def record_owner(self, job_id: str, user: str) -> None:
         self.store.write_meta("owners", job_id, user + "\n")
 
+    def visible_owner(self, job_id: str) -> str | None:
+        """Whose job this is on the page and in the API: its owner, or on an open server the local user's.
+
+        A job run from the CLI has no owners record. With no token configured there is a single user, so such a
+        job is theirs to list, open and ask about; with tokens it stays nobody's (404 for everyone).
+        """
+        owner = self.owner_of(job_id)
+        return OPEN_USER if owner is None and self.config.open else owner
+
     def owned(self, job_id: str, user: str) -> dict[str, Any]:
         """``job.json`` of a job that belongs to ``user``; anyone else's job is answered as missing (404)."""
-        if self.owner_of(self.job_dir(job_id).name) != user:
+        if self.visible_owner(self.job_dir(job_id).name) != user:
             raise not_found()
         status = self._job_json(job_id, "job.json")
         if not isinstance(status, dict) or "status" not in status:
@@ -141,7 +150,7 @@ class JobManager:
     def list_jobs(self, user: str) -> list[dict[str, Any]]:
         jobs = []
         for job_id in self.store.job_ids():
-            if not JOB_ID.fullmatch(job_id) or self.owner_of(job_id) != user:
+            if not JOB_ID.fullmatch(job_id) or self.visible_owner(job_id) != user:
                 continue
             status = self._job_json(job_id, "job.json")
             if isinstance(status, dict):

@@ -1,13 +1,16 @@
-// insightloom web page: sign in, submit, watch a job live (SSE), review its plan, download the report.
+// insightloom web page: sign in, submit, watch a job live (SSE), review its plan, download the report, and ask a
+// finished job follow-up questions (answers stream in, with their cited fragments).
 // Everything the server sends is inserted as text, except the plan, which the server renders to escaped HTML.
 'use strict';
 
 const TERMINAL = new Set(['completed', 'needs_review', 'failed', 'cancelled']);
+const FINISHED = new Set(['completed', 'needs_review']);  // ended with a report: something to ask about
 const ACTIVE = new Set(['queued', 'running', 'awaiting_review']);
 const MAX_ACTIVITY = 300;
 const $ = (id) => document.getElementById(id);
 
 const view = { jobId: null, source: null, lastId: 0, toolCalls: 0, refreshTimer: null };
+const ask = { session: null, busy: false, turns: 0 };  // the open job's conversation
 
 function notice(message) {
   const box = $('notice');
@@ -28,21 +31,29 @@ function detailOf(body) {
 
 let csrfToken = null;  // sent on every state-changing request of a cookie session
 
-async function api(path, options = {}) {
+function send(path, options = {}) {
   const method = (options.method || 'GET').toUpperCase();
   const headers = { ...(options.headers || {}) };
   if (method !== 'GET' && csrfToken) headers['X-CSRF-Token'] = csrfToken;
-  const res = await fetch(path, { credentials: 'same-origin', ...options, headers });
-  let body = null;
-  try { body = await res.json(); } catch (_) { body = null; }
-  if (res.status === 401 && path !== '/session') {
-    showSignIn();
-  }
-  if (!res.ok) {
-    const err = new Error(detailOf(body) || `${res.status} ${res.statusText}`);
-    err.status = res.status;
-    throw err;
-  }
+  return fetch(path, { credentials: 'same-origin', ...options, headers });
+}
+
+async function readJson(res) {
+  try { return await res.json(); } catch (_) { return null; }
+}
+
+// The error of a failed answer: its {detail, fix} body as a message; a 401 asks to sign in again.
+function failure(res, body, path) {
+  if (res.status === 401 && path !== '/session') showSignIn();
+  const err = new Error(detailOf(body) || `${res.status} ${res.statusText}`);
+  err.status = res.status;
+  return err;
+}
+
+async function api(path, options = {}) {
+  const res = await send(path, options);
+  const body = await readJson(res);
+  if (!res.ok) throw failure(res, body, path);
   return body;
 }
 
@@ -178,6 +189,7 @@ function closeStream() {
 function openJob(id) {
   closeStream();
   Object.assign(view, { jobId: id, lastId: 0, toolCalls: 0 });
+  ask.session = null;
   location.hash = encodeURIComponent(id);
   $('job').hidden = false;
   $('activity').replaceChildren();
@@ -326,6 +338,7 @@ function renderJob(job) {
   if (reviewing) $('approve-button').disabled = false;
   $('cancel-button').hidden = !ACTIVE.has(job.status);
   renderDownloads(job);
+  renderAskBox(job);
 }
 
 function renderDownloads(job) {
@@ -393,6 +406,203 @@ async function cancelJob() {
   }
 }
 
+// --- follow-up questions -----------------------------------------------------------------------------------------
+
+const CITE = /\[(F\d+)\]/g;
+
+function renderAskBox(job) {
+  const box = $('ask-box');
+  box.hidden = !FINISHED.has(job.status);
+  if (box.hidden) return;
+  box.lang = job.language || 'en';
+  const session = `web-${job.id}`.slice(0, 64);  // one conversation per job page
+  if (ask.session === session) return;
+  ask.session = session;
+  $('ask-history').replaceChildren();
+  loadAskHistory(session);
+}
+
+async function loadAskHistory(session) {
+  let body;
+  try {
+    body = await api(`/ask/sessions/${encodeURIComponent(session)}`);
+  } catch (err) {
+    return;  // no history is no reason to block asking
+  }
+  if (ask.session !== session) return;
+  for (const turn of body.turns) addTurn(turn.role, turn.text);
+}
+
+function addTurn(role, text, cls = '') {
+  const item = document.createElement('li');
+  item.className = `${role} ${cls}`.trim();
+  item.textContent = text;
+  $('ask-history').append(item);
+  item.scrollIntoView({ block: 'nearest' });
+  return item;
+}
+
+// The answer's text with each sent [F#] as a link to its fragment below.
+function citedText(text, turn, known) {
+  const nodes = [];
+  let last = 0;
+  for (const match of text.matchAll(CITE)) {
+    nodes.push(document.createTextNode(text.slice(last, match.index)));
+    if (known.has(match[1])) {
+      const a = document.createElement('a');
+      a.className = 'cite';
+      a.href = `#cite-${turn}-${match[1]}`;
+      a.textContent = match[0];
+      a.addEventListener('click', (event) => {
+        event.preventDefault();  // the page's hash is the open job
+        revealSource(turn, match[1]);
+      });
+      nodes.push(a);
+    } else {
+      nodes.push(document.createTextNode(match[0]));
+    }
+    last = match.index + match[0].length;
+  }
+  nodes.push(document.createTextNode(text.slice(last)));
+  return nodes;
+}
+
+function revealSource(turn, fragmentId) {
+  const item = document.getElementById(`cite-${turn}-${fragmentId}`);
+  if (!item) return;
+  item.closest('details').open = true;
+  item.scrollIntoView({ block: 'nearest' });
+  item.classList.add('flash');
+  setTimeout(() => item.classList.remove('flash'), 1500);
+}
+
+function sourcesList(citations, turn) {
+  const details = document.createElement('details');
+  details.className = 'sources';
+  const summary = document.createElement('summary');
+  summary.textContent = `Sources (${citations.length})`;
+  const list = document.createElement('ol');
+  for (const cite of citations) {
+    const item = document.createElement('li');
+    item.id = `cite-${turn}-${cite.id}`;
+    item.className = 'source';
+    const head = document.createElement('strong');
+    head.textContent = `[${cite.id}] `;
+    const where = document.createElement('span');
+    where.className = 'hint';
+    where.textContent = [cite.section, cite.source, cite.job_id, (cite.date || '').slice(0, 10)]
+      .filter(Boolean).join(' · ');
+    const quote = document.createElement('blockquote');
+    quote.textContent = cite.text || '';
+    item.append(head, where, quote);
+    list.append(item);
+  }
+  details.append(summary, list);
+  return details;
+}
+
+function fillAnswer(item, result) {
+  ask.turns += 1;
+  const turn = ask.turns;
+  const citations = result.citations || [];
+  item.className = result.abstained ? 'assistant abstained' : 'assistant';
+  item.replaceChildren(...citedText(result.answer, turn, new Set(citations.map((c) => c.id))));
+  const meta = document.createElement('span');
+  meta.className = 'meta';
+  const calls = `${result.model_calls} model call${result.model_calls === 1 ? '' : 's'}`;
+  const added = (result.new_calc_ids || []).length ? ` · new verified numbers: ${result.new_calc_ids.join(', ')}` : '';
+  meta.textContent = `${result.abstained ? 'no answer in the data' : 'answered'} · ${result.retrieval} · ${calls} · `
+    + `${Number(result.seconds || 0).toFixed(2)} s${added}`;
+  item.append(meta);
+  if (citations.length) item.append(sourcesList(citations, turn));
+}
+
+// One SSE frame ("event: x\ndata: {...}") as [event, data].
+function parseFrame(frame) {
+  let event = 'message';
+  const data = [];
+  for (const line of frame.split('\n')) {
+    if (line.startsWith('event:')) event = line.slice(6).trim();
+    else if (line.startsWith('data:')) data.push(line.slice(5).trimStart());
+  }
+  return [event, data.length ? JSON.parse(data.join('\n')) : null];
+}
+
+// POST a question with Accept: text/event-stream; onText gets the chunks, the result is the checked answer.
+async function postAsk(id, question, analyze, onText) {
+  const path = `/jobs/${encodeURIComponent(id)}/ask`;
+  const res = await send(path, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' },
+    body: JSON.stringify({ question, session: ask.session, analyze }),
+  });
+  if (!res.ok) throw failure(res, await readJson(res), path);
+  const reader = res.body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  let result = null;
+  for (;;) {
+    const { value, done } = await reader.read();
+    buffer += decoder.decode(value || new Uint8Array(), { stream: !done });
+    let cut;
+    while ((cut = buffer.indexOf('\n\n')) >= 0) {
+      const [event, data] = parseFrame(buffer.slice(0, cut));
+      buffer = buffer.slice(cut + 2);
+      if (event === 'text') onText(data.text);
+      else if (event === 'answer') result = data;
+      else if (event === 'error') throw new Error(detailOf(data));
+    }
+    if (done) break;
+  }
+  if (!result) throw new Error('The answer stopped before it was complete: ask again.');
+  return result;
+}
+
+function setAskBusy(busy) {
+  ask.busy = busy;
+  for (const name of ['ask-button', 'ask-analyze-button', 'ask-forget-button']) $(name).disabled = busy;
+}
+
+async function askQuestion(analyze) {
+  const id = view.jobId;
+  const question = $('question').value.trim();
+  if (!question) {
+    notice('Write a question first.');
+    $('question').focus();
+    return;
+  }
+  if (ask.busy) return;
+  notice('');
+  setAskBusy(true);
+  addTurn('user', question);
+  const pending = addTurn('assistant', analyze ? 'Analysing the data…' : 'Looking it up…', 'pending');
+  let streamed = '';
+  try {
+    const result = await postAsk(id, question, analyze, (chunk) => {
+      streamed += chunk;
+      pending.textContent = streamed;
+    });
+    if (id !== view.jobId) return;
+    fillAnswer(pending, result);
+    $('question').value = '';
+  } catch (err) {
+    pending.remove();
+    notice(`No answer: ${err.message}`);
+  } finally {
+    setAskBusy(false);
+  }
+}
+
+async function forgetConversation() {
+  if (!ask.session || !confirm('Forget this conversation? Earlier questions will no longer be remembered.')) return;
+  try {
+    await api(`/ask/sessions/${encodeURIComponent(ask.session)}`, { method: 'DELETE' });
+    $('ask-history').replaceChildren();
+  } catch (err) {
+    notice(err.message);
+  }
+}
+
 document.addEventListener('DOMContentLoaded', () => {
   $('signin-form').addEventListener('submit', signIn);
   $('signout-button').addEventListener('click', signOut);
@@ -401,5 +611,8 @@ document.addEventListener('DOMContentLoaded', () => {
   $('approve-button').addEventListener('click', () => sendReview(true));
   $('feedback-button').addEventListener('click', () => sendReview(false));
   $('cancel-button').addEventListener('click', cancelJob);
+  $('ask-form').addEventListener('submit', (event) => { event.preventDefault(); askQuestion(false); });
+  $('ask-analyze-button').addEventListener('click', () => askQuestion(true));
+  $('ask-forget-button').addEventListener('click', forgetConversation);
   init();
 });

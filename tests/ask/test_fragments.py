@@ -139,6 +139,25 @@ def test_unverified_values_and_typed_numbers_never_enter(tmp_path: Path) -> None
             assert not re.search(r"\d", fragment.text)
 
 
+def test_personal_and_identifier_columns_enter_no_fragment(tmp_path: Path) -> None:
+    root = make_job(tmp_path / "job")
+    columns = [
+        {"name": "Trainee / Phone", "role": "pii", "dtype": "string", "description": "Trainee phone number"},
+        {"name": "Overall Rank", "role": "identifier", "dtype": "int64", "description": "Rank of the trainee"},
+        {"name": "Age Group", "role": "category", "dtype": "string", "description": "Age group (e.g., 20s, 30s)"},
+        {"name": "Promo", "role": "category", "dtype": "string", "top_values": [{"value": "FRUITPROMO5", "count": 9}]},
+    ]
+    profile = {"tables": [{"name": "trainees.xlsx", "columns": columns}], "language": "en"}
+    (root / "cache" / "profile.json").write_text(json.dumps(profile), encoding="utf-8")
+    fragments = build_knowledge(root)
+    described = [f.text for f in fragments if f.source == "columns"]
+    profile_text = next(f.text for f in fragments if f.source == "profile")
+    assert described == ["Column `Age Group` (category): Age group"]  # "20s" goes whole, not as a stray "s"
+    assert "Phone" not in profile_text and "Rank" not in profile_text
+    assert "Column Age Group is a category (string)." in profile_text and "leading values: FRUITPROMO." in profile_text
+    assert not any("phone" in f.text.lower() or "rank" in f.text.lower() for f in fragments)
+
+
 def test_ids_are_stable_and_survive_new_calculations(tmp_path: Path) -> None:
     root = make_job(tmp_path / "job")
     first = build_knowledge(root)

@@ -21,10 +21,65 @@ CORPUS = [
 
 
 def test_tokenize_english_words_and_korean_bigrams() -> None:
-    assert tokenize("What was the Revenue in March?") == ["revenue", "march"]
-    assert tokenize("매출액은 얼마?") == ["매출", "출액", "액은", "얼마"]
-    assert tokenize("ROAS 광고비") == ["roas", "광고", "고비"]
+    assert tokenize("What was the Revenue in March?") == ["revenu", "march"]
+    assert tokenize("매출액은 얼마?") == ["매출", "출액"]
+    assert tokenize("CTR 광고비") == ["ctr", "광고", "고비"]
     assert tokenize("") == [] and tokenize("the of and") == []
+
+
+def test_korean_particles_endings_and_question_words_are_left_out() -> None:
+    assert tokenize("Amount 합계는 얼마인가요?") == ["amount", "합계"]
+    assert tokenize("성별로 보면 누가 더 많이 구매했나요?") == ["성별", "구매"]
+    assert tokenize("데이터의 행 수는 몇 개인가요?") == ["데이", "이터", "행", "수"]
+    assert tokenize("Amount와 Qty의 상관계수") == ["amount", "qty", "상관", "관계", "계수"]
+    # A syllable is a particle only after the right kind of syllable: the "가" of "단가" (unit price) stays.
+    assert tokenize("회사가 단가를") == ["회사", "단가"]
+    assert tokenize("무엇인가요? 어떤가요? 언제인가요?") == []
+
+
+def test_english_words_lose_plural_and_inflection_endings() -> None:
+    assert tokenize("regions categories correlated correlation monthly status") == [
+        "region",
+        "category",
+        "correlat",
+        "correlat",
+        "month",
+        "status",
+    ]
+    hits = Retriever(CORPUS).search("How are amounts and quantities correlated?")
+    assert hits and hits[0].fragment.id == "F3"
+
+
+def test_numbers_are_whole_tokens() -> None:
+    assert tokenize("10월 매출 10,000,000,000 KRW, 10.3%") == ["10", "월", "매출", "10,000,000,000", "krw", "10.3"]
+    corpus = [fragment("F1", "Explained variance is 10.3% [calc:r2]; advertising cost is 10,000,000,000 KRW.")]
+    assert Retriever(corpus).search("10월") == []
+
+
+def test_korean_and_english_questions_score_alike() -> None:
+    corpus = [
+        *CORPUS,
+        fragment("F5", "Total Amount is 16,431,923 KRW [calc:amount_total]."),
+        fragment("F6", "Amount의 합계는 16,431,923 KRW [calc:amount_total]입니다."),
+        fragment("F7", "Qty의 합계는 2,788 [calc:qty_total]입니다."),
+        fragment("F8", "Average Amount is 19,655 KRW [calc:amount_mean]."),
+    ]
+    retriever = Retriever(corpus)
+    english = retriever.search("What is the total Amount?", k=1)[0]
+    korean = retriever.search("Amount 합계는 얼마인가요?", k=1)[0]
+    assert (english.fragment.id, korean.fragment.id) == ("F5", "F6")
+    # Before the question ending was dropped, its bigrams (얼마, 마인, 인가, 가요) held the Korean score near 0.3.
+    assert korean.score > 0.75 and abs(english.score - korean.score) < 0.2
+
+
+def test_words_about_the_conversation_count_only_when_the_data_uses_them() -> None:
+    revenue = [fragment("F1", "Total revenue is 1,234 KRW [calc:total_revenue]."), *CORPUS[1:]]
+    assert Retriever(revenue).search("total revenue in each job", k=1)[0].score == pytest.approx(
+        Retriever(revenue).search("total revenue", k=1)[0].score
+    )
+    roles = [*CORPUS, fragment("F5", "Average score by Job Role: Data Analyst leads.")]
+    assert tokenize("job role") == ["job", "role"]
+    assert Retriever(roles).search("which job role leads", k=1)[0].fragment.id == "F5"
 
 
 def test_korean_question_matches_the_korean_fragment() -> None:

@@ -72,3 +72,34 @@ def test_years_dates_and_fragment_tags_are_not_claims() -> None:
     assert check_answer(answer, SENT, VERIFIED) == []
     assert render_answer(answer, VERIFIED, {}) == "In 2024 (since 2024-03-01) West holds 45.2% [F2]."
     assert cited_ids("a [F2] b [F1] c [F2]") == ["F2", "F1"]
+
+
+CORR = KnowledgeFragment(
+    "F3",
+    "Score and tenure correlate at −0.23 [calc:corr_r] over 12 [calc:corr_n] trainees, a 3.2pp gap.",
+    "job-a",
+    "results",
+    "Correlation",
+    ("corr_r", "corr_n"),
+    {"corr_r": "−0.23", "corr_n": "12"},
+)
+
+
+def test_a_number_is_compared_with_its_sign() -> None:
+    sent = [*SENT, CORR]
+    assert check_answer("They correlate at -0.23 [F3].", sent, VERIFIED) == []  # any minus sign prints as one
+    problems = check_answer("They correlate at 0.23 [F3].", sent, VERIFIED)
+    assert problems and "0.23" in problems[0]
+    assert check_answer("West holds -45.2% [F2].", sent, VERIFIED)
+
+
+def test_a_number_is_compared_with_its_unit() -> None:
+    sent = [*SENT, CORR]
+    assert check_answer("Over 12 trainees [F3], a 3.2pp gap [F3].", sent, VERIFIED) == []
+    problems = check_answer("12% of trainees [F3].", sent, VERIFIED)
+    assert problems and "12%" in problems[0]
+    assert check_answer("A 3.2% gap [F3].", sent, VERIFIED)  # percentage points are not percent
+    assert check_answer("West holds 45.2 of revenue [F2].", sent, VERIFIED)  # the share without its percent sign
+    assert check_answer("West holds 45.2 percent of revenue [F2].", sent, VERIFIED) == []
+    # A currency word does not change what the digits claim.
+    assert check_answer("Total revenue was 1,234,567 [F1].", sent, VERIFIED) == []

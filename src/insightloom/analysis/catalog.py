@@ -20,8 +20,16 @@ logger = logging.getLogger(__name__)
 KINDS = ("overview", "kpi", "breakdown", "trend", "correlation", "distribution")
 PERIODS = {"en": {"day": "day", "week": "week", "month": "month", "year": "year"},
            "ko": {"day": "일별", "week": "주별", "month": "월별", "year": "연도별"}}  # fmt: skip
+#: The last period a filtered KPI keeps ("the last month"); Korean needs nouns here, not the trend's "월별".
+LAST_PERIODS = {"en": {"day": "day", "week": "week", "month": "month", "year": "year"},
+                "ko": {"day": "날", "week": "주", "month": "달", "year": "해"}}  # fmt: skip
+#: How a filtered KPI aggregates its measure, in its wording.
+FILTER_AGGS = {"en": {"sum": "total", "mean": "average"}, "ko": {"sum": "합계", "mean": "평균"}}
+WHERE_JOIN = {"en": " and ", "ko": ", "}
+_PAIR = "`[^`]+` = '(?:[^']|'')*'"
 
-# (kind, agg or variant) -> {language: template}. Placeholders: {m} {by} {date} {x} {y} {ms} {rates} {period}.
+# (kind, agg or variant) -> {language: template}. Placeholders: {m} {by} {date} {x} {y} {ms} {rates} {period}, and
+# for a filtered KPI {where} {last}.
 TEMPLATES: dict[tuple[str, str], dict[str, str]] = {
     ("overview", ""): {
         "en": "Profile the data: rows, columns, missing cells and their share",
@@ -80,6 +88,26 @@ TEMPLATES: dict[tuple[str, str], dict[str, str]] = {
         "ko": "{m} 분포와 이상치: 중앙값, 90번째 백분위수, IQR 이상치, 히스토그램",
     },
 }
+
+
+def _filtered_templates() -> dict[tuple[str, str], dict[str, str]]:
+    """The filtered KPIs: the total or average of one measure over the rows of some category values (``where``), of
+    the last period of a date column (``last``), or both. Variant ``[where_][last_]<agg>``."""
+    parts = {"en": (" for {where}", " in the last {last} of {date}"), "ko": ("{where}", "{date} 기준 마지막 {last}")}
+    out: dict[tuple[str, str], dict[str, str]] = {}
+    for flags in ((True, True), (True, False), (False, True)):
+        for agg in ("sum", "mean"):
+            variant = "_".join([*(["where"] if flags[0] else []), *(["last"] if flags[1] else []), agg])
+            en = "".join(p for p, on in zip(parts["en"], flags, strict=True) if on)
+            ko = ", ".join(p for p, on in zip(parts["ko"], flags, strict=True) if on)
+            out[("kpi", variant)] = {
+                "en": f"Compute the {FILTER_AGGS['en'][agg]} of {{m}}{en}",
+                "ko": f"{ko} 행의 {{m}} {FILTER_AGGS['ko'][agg]} 계산",
+            }
+    return out
+
+
+TEMPLATES.update(_filtered_templates())
 TABLE_SUFFIX = {"en": " (table {view})", "ko": " (테이블 {view})"}
 _ITEM_PREFIX = re.compile(r"^\s*(?:[-*]\s*)?(?:\[[ xX]\]\s*)?")
 _COLS = "`[^`]+`(?:, `[^`]+`)*"
@@ -98,6 +126,13 @@ class AnalysisSpec:
         agg: ``sum``, ``mean`` or ``count`` (breakdown, trend).
         period: Trend bucket: day, week, month or year.
         rates: KPI rate kinds recomputed from their parts (keys of ``selection.RATE_KINDS``).
+        where: A filtered KPI's ``(category column, value)`` pairs: only the rows where each column equals its
+            value (one value per column).
+        last_period: A filtered KPI's period (day, week, month, year): only the rows in the last such period of the
+            date column ``by``, the latest in the whole table.
+
+    A filtered KPI (``where`` or ``last_period`` set) aggregates the single ``measure`` with ``agg`` (``sum`` or
+    ``mean``); ``measures`` stays empty.
     """
 
     kind: str
@@ -108,8 +143,18 @@ class AnalysisSpec:
     agg: str = ""
     period: str | None = None
     rates: tuple[str, ...] = ()
+    where: tuple[tuple[str, str], ...] = ()
+    last_period: str | None = None
+
+    @property
+    def filtered(self) -> bool:
+        """Whether this is a filtered KPI (it keeps only some rows)."""
+        return self.kind == "kpi" and bool(self.where or self.last_period)
 
     def _variant(self) -> str:
+        if self.filtered:
+            flags = (["where"] if self.where else []) + (["last"] if self.last_period else [])
+            return "_".join([*flags, self.agg or "sum"])
         if self.kind == "kpi":
             return "rates" if self.rates else ""
         if self.kind == "trend" and self.measure is not None and self.measure == self.by:
@@ -118,7 +163,7 @@ class AnalysisSpec:
 
     def columns(self) -> list[str]:
         """Every column the analysis reads."""
-        cols = [self.measure, self.by, *self.measures]
+        cols = [self.measure, self.by, *self.measures, *(c for c, _v in self.where)]
         return [c for c in dict.fromkeys(cols) if c]
 
     def item_text(self, language: str = "en") -> str:
@@ -135,6 +180,8 @@ class AnalysisSpec:
             ms=", ".join(_q(m) for m in self.measures),
             rates=", ".join(selection.rate_label(r, lang) for r in self.rates),
             period=PERIODS[lang].get(self.period or "", ""),
+            where=WHERE_JOIN[lang].join(f"{_q(c)} = {quote_value(v)}" for c, v in self.where),
+            last=LAST_PERIODS[lang].get(self.last_period or "", ""),
         )
         if self.view:
             text += TABLE_SUFFIX[lang].format(view=_q(self.view))
@@ -143,6 +190,11 @@ class AnalysisSpec:
 
 def _q(name: str | None) -> str:
     return f"`{name}`" if name else ""
+
+
+def quote_value(value: str) -> str:
+    """A filter value in an item: ``'West'``, a quote inside doubled (``'O''Brien'``), so any text round-trips."""
+    return "'" + value.replace("'", "''") + "'"
 
 
 def _pattern(template: str, lang: str) -> re.Pattern[str]:
@@ -155,6 +207,8 @@ def _pattern(template: str, lang: str) -> re.Pattern[str]:
         "ms": f"(?P<ms>{_COLS})",
         "rates": "(?P<rates>.+?)",
         "period": "(?P<period>" + "|".join(re.escape(w) for w in PERIODS[lang].values()) + ")",
+        "where": f"(?P<where>{_PAIR}(?:{re.escape(WHERE_JOIN[lang])}{_PAIR})*)",
+        "last": "(?P<last>" + "|".join(re.escape(w) for w in LAST_PERIODS[lang].values()) + ")",
     }
     parts = re.split(r"(\{[a-z]+\})", template)
     body = "".join(groups[p[1:-1]] if p.startswith("{") else re.escape(p) for p in parts)
@@ -173,8 +227,20 @@ def _names(group: str | None) -> list[str]:
     return re.findall(r"`([^`]+)`", group or "")
 
 
+def _build_filtered(variant: str, lang: str, found: dict[str, str | None]) -> AnalysisSpec | None:
+    pairs = re.findall(r"`([^`]+)` = '((?:[^']|'')*)'", found.get("where") or "")
+    where = tuple((c, v.replace("''", "'")) for c, v in pairs)
+    if len({c for c, _v in where}) < len(where):
+        return None  # a column equal to two values keeps no row
+    last = next((k for k, w in LAST_PERIODS[lang].items() if w == found.get("last")), None)
+    view, measure, date = (next(iter(_names(found.get(k))), None) for k in ("view", "m", "by"))
+    return AnalysisSpec("kpi", view, measure, date, agg=variant.rsplit("_", 1)[-1], where=where, last_period=last)
+
+
 def _build(kind: str, variant: str, lang: str, match: re.Match[str]) -> AnalysisSpec | None:
     found = match.groupdict()
+    if kind == "kpi" and variant not in ("", "rates"):
+        return None if len(_names(found.get("m"))) > 1 else _build_filtered(variant, lang, found)
     one: dict[str, str | None] = {k: next(iter(_names(found.get(k))), None) for k in ("m", "by", "x", "y", "view")}
     if any(len(_names(found.get(k))) > 1 for k in ("m", "by")):
         return None

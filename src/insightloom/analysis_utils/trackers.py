@@ -237,8 +237,35 @@ def where_sql(where: Mapping[str, Any] | None) -> str:
 
 
 def _filtered(expression: str, where: Mapping[str, Any] | None) -> str:
-    condition = where_sql(where)
+    return _when(expression, where_sql(where))
+
+
+def _when(expression: str, condition: str) -> str:
     return f"CASE WHEN {condition} THEN {expression} END" if condition else expression
+
+
+def last_period_mask(data: pd.DataFrame, date: str, period: str) -> pd.Series:
+    """The rows whose ``date`` falls in the table's last ``period`` (the period of its latest date).
+
+    Raises:
+        ValueError: Unknown period, or no value of ``date`` reads as a date.
+    """
+    if period not in _PERIODS:
+        raise ValueError(f"period {period!r} must be one of {', '.join(_PERIODS)}")
+    keys = bucket(pd.to_datetime(data[date], errors="coerce"), period)
+    if keys.notna().sum() == 0:
+        raise ValueError(f"column {date!r} holds no date, so it has no last {period}")
+    return keys == keys.max()
+
+
+def last_period_sql(view: str, date: str, period: str) -> str:
+    """The SQL twin of :func:`last_period_mask`: the row's period start equals the latest one in the view."""
+    key = f"date_trunc({ql(period)}, CAST({qi(date)} AS TIMESTAMP))"
+    return f"{key} = (SELECT max({key}) FROM {qi(view)})"
+
+
+def _last_words(last: tuple[str, str] | None) -> str:
+    return f" in the last {last[1]} of {last[0]}" if last else ""
 
 
 def _scaled(sql: str, scale: float) -> str:
@@ -279,28 +306,30 @@ def track_value(
 
 def _track_aggregate(
     agg: str, view: str | None, column: str, calc_id: str, description: str, where: Mapping[str, Any] | None,
-    importance: str, unit: str | None, decimals: int | None | str,
+    importance: str, unit: str | None, decimals: int | None | str, last: tuple[str, str] | None = None,
 ) -> str:  # fmt: skip
     """The shared body of :func:`track_total` (``sum``) and :func:`track_mean` (``mean``)."""
     facts = column_facts(view, column)
     require(facts, agg)
     data = frame(view)
-    values = numeric(data.loc[_mask(data, where), column])
+    keep, condition = _mask(data, where), where_sql(where)
+    if last is not None:  # the last period of the WHOLE table, whatever ``where`` keeps
+        keep &= last_period_mask(data, *last)
+        condition = " AND ".join(c for c in (condition, last_period_sql(facts.view, *last)) if c)
+    values = numeric(data.loc[keep, column])
+    words = _where_words(where) + _last_words(last)
     if agg == "mean" and values.notna().sum() == 0:
-        raise ValueError(f"track_mean({calc_id!r}): column {column!r} has no value{_where_words(where)} to average")
+        raise ValueError(f"track_mean({calc_id!r}): column {column!r} has no value{words} to average")
     value = float(values.sum() if agg == "sum" else values.mean()) * facts.unit_scale
-    sql = (
-        f"COALESCE(SUM({_filtered(dbl(column), where)}), 0)"
-        if agg == "sum"
-        else f"AVG({_filtered(dbl(column), where)})"
-    )
+    kept = _when(dbl(column), condition)
+    sql = f"COALESCE(SUM({kept}), 0)" if agg == "sum" else f"AVG({kept})"
     check = f"SELECT {_scaled(sql, facts.unit_scale)} FROM {qi(facts.view)}"
     # A mean of counts is no count (3.5 orders per row prints with decimals).
     shown = _unit(unit, None if agg == "mean" and facts.unit == "count" else facts.unit)
     integral = agg == "sum" and is_integral(values)
-    return track_value(calc_id, value, description, f"df[{column!r}].{agg}(){_where_words(where)}", facts.view,
-                       [column, *(where or {})], importance, check, shown,
-                       _decimals(decimals, value, shown, integral))  # fmt: skip
+    columns = list(dict.fromkeys([column, *(where or {}), *(last[:1] if last else ())]))
+    return track_value(calc_id, value, description, f"df[{column!r}].{agg}(){words}", facts.view, columns,
+                       importance, check, shown, _decimals(decimals, value, shown, integral))  # fmt: skip
 
 
 def track_total(
@@ -310,20 +339,23 @@ def track_total(
     description: str | None = None,
     *,
     where: Mapping[str, Any] | None = None,
+    last: tuple[str, str] | None = None,
     importance: str = "high",
     unit: str | None = AUTO,
     decimals: int | None | str = AUTO,
 ) -> str:
-    """Track the sum of ``column`` (NULLs ignored; an empty sum is 0), optionally over the rows matching ``where``.
+    """Track the sum of ``column`` (NULLs ignored; an empty sum is 0), optionally over the rows matching ``where``
+    and, with ``last=(date column, period)``, in the table's last day, week, month or year of that date column.
 
     ``unit``/``decimals`` default to the profile's unit (scaled by ``unit_scale``) and the display rule (whole sums
     without decimals, small currency amounts with cents).
 
     Raises:
         AggregationRefused: The profile says the column may not be summed (a year, rank, price, rate, ...).
+        ValueError: ``last`` names an unknown period or a column holding no date.
     """
     text = description or f"Sum of {column}"
-    return _track_aggregate("sum", view, column, calc_id, text, where, importance, unit, decimals)
+    return _track_aggregate("sum", view, column, calc_id, text, where, importance, unit, decimals, last)
 
 
 def track_mean(
@@ -333,18 +365,20 @@ def track_mean(
     description: str | None = None,
     *,
     where: Mapping[str, Any] | None = None,
+    last: tuple[str, str] | None = None,
     importance: str = "high",
     unit: str | None = AUTO,
     decimals: int | None | str = AUTO,
 ) -> str:
-    """Track the average of ``column`` over its present values (optionally of the rows matching ``where``).
+    """Track the average of ``column`` over its present values (optionally of the rows matching ``where`` and in the
+    last period of a date column, ``last=(date column, period)``, as :func:`track_total`).
 
     Raises:
         AggregationRefused: The profile says the column is a label (a year, code, rank, index).
         ValueError: No value is present.
     """
     text = description or f"Average {column} per row"
-    return _track_aggregate("mean", view, column, calc_id, text, where, importance, unit, decimals)
+    return _track_aggregate("mean", view, column, calc_id, text, where, importance, unit, decimals, last)
 
 
 _STATS = {"min": "MIN({c})", "max": "MAX({c})", "median": "quantile_cont({c}, 0.5)"}

@@ -17,7 +17,9 @@ Then:
 The follow-up is bounded by the job's usual ceilings (model calls, tokens, running seconds) and by a per-question
 cost cap. The Coder's plan section holds one item: the catalog wording (:mod:`insightloom.analysis.catalog`) when the
 question maps onto a standard analysis, which the offline Coder understands, else the question itself, which an LLM
-Coder can answer with its own tracked script and the offline Coder reports as not possible.
+Coder can answer with its own tracked script and the offline Coder reports as not possible. A question that filters
+rows by one category value it names ("the West region") and/or the data's last day, week, month or year ("the last
+month") maps onto the catalog's filtered KPI (a total, or an average when it asks for one).
 """
 
 from __future__ import annotations
@@ -62,12 +64,20 @@ COPIED_DIRS = ("data", "cache", "code")
 COPIED_FILES = (METADATA_FILE, "job.json")
 RECORDS_DIR = ("ask", "analyses")
 
-# "the last month", "previous week", "latest quarter"; "in March"; "2024-12": a period filter no catalog item has.
+# "the last month", "previous week", "latest quarter"; "in March"; "2024-12": a period filter.
 _PERIOD_FILTER = re.compile(
     r"\b(?:last|latest|previous|past|final|first|this)\s+(?:day|week|month|quarter|year)\b|"
     r"\bin\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|\b\d{4}-\d{2}\b|지난\s*달|최근\s*\S+|\d+월",
     re.IGNORECASE,
 )
+# The period filters the filtered KPI expresses: the data's last day, week, month or year ("지난 달": last month).
+_LAST_PERIOD = re.compile(
+    r"\b(?:last|latest|final|most\s+recent)\s+(day|week|month|year)\b|(?:지난|마지막|최근)\s*(?:한\s*)?(날|주|달|해)",
+    re.IGNORECASE,
+)
+_KO_PERIODS = {"날": "day", "주": "week", "달": "month", "해": "year"}
+# Particles a Korean question attaches to a name ("네이바의" names 네이바), longest first.
+_KO_PARTICLES = "에서|에게|으로|의|은|는|이|가|을|를|에|로|와|과|도|만"
 _PERIOD_WORDS = {
     "day": ("daily", "per day", "일별"),
     "week": ("weekly", "per week", "주별"),
@@ -133,9 +143,11 @@ class FollowupResult:
 
 
 def _named(name: str, question: str) -> bool:
-    """Whether the question names ``name`` as a word (case-insensitive; ``_`` read as a space)."""
+    """Whether the question names ``name`` as a word (case-insensitive; ``_`` read as a space), a Korean particle
+    allowed after it ("네이바의", "전환수는")."""
     words = re.escape(name.replace("_", " ").casefold()).replace(r"\ ", r"[\s_]+")
-    return len(name) >= 2 and re.search(rf"(?<!\w){words}(?!\w)", question.casefold()) is not None
+    end = rf"(?:{_KO_PARTICLES})?(?!\w)"
+    return len(name) >= 2 and re.search(rf"(?<!\w){words}{end}", question.casefold()) is not None
 
 
 def _named_values(table: dict[str, Any], question: str) -> list[tuple[str, str]]:
@@ -192,17 +204,17 @@ def plan_task(question: str, profile: Mapping[str, Any], language: str = "en") -
     table = choices.annotated(tables[0])
     measures = [m for m in choices.measures(table, question) if _named(m, question)]
     cats = [c for c in choices.categories(table, question) if _named(c, question)]
-    filters = [f"`{c}` = {v}" for c, v in _named_values(table, question)]
-    filters += [f"period '{m.group(0)}' of `{choices.date_column(table)}`" for m in _PERIOD_FILTER.finditer(question)]
+    rows = _Filters(
+        where=list(dict.fromkeys(_named_values(table, question))),
+        last=list(dict.fromkeys(_last_period(m) for m in _LAST_PERIOD.finditer(question))),
+        other=[m.group(0) for m in _PERIOD_FILTER.finditer(_LAST_PERIOD.sub(" ", question))],
+    )
+    if rows:
+        found = _filtered_spec(question, table, measures, cats, rows)
+        if isinstance(found, str):
+            return FollowupTask(question, None, f"a filtered analysis the catalog cannot express: {found}")
+        return FollowupTask(found.item_text(language), found)
     spec = _spec(question, table, measures, cats)
-    if filters:
-        return FollowupTask(
-            question,
-            None,
-            f"a filtered analysis: no catalog item (insightloom.analysis.catalog.TEMPLATES) restricts rows, so "
-            f"neither run_standard nor the offline Coder can compute {_q(measures[:1]) or 'a number'} for "
-            f"{' and '.join(filters)}",
-        )
     if spec is None:
         return FollowupTask(question, None, "no catalog item matches the question (it names no measure or category)")
     return FollowupTask(spec.item_text(language), spec)
@@ -210,6 +222,59 @@ def plan_task(question: str, profile: Mapping[str, Any], language: str = "en") -
 
 def _q(names: list[str]) -> str:
     return ", ".join(f"`{n}`" for n in names)
+
+
+@dataclass(frozen=True)
+class _Filters:
+    """The row filters a question names: (column, value) pairs, last periods, and periods the catalog lacks."""
+
+    where: list[tuple[str, str]]
+    last: list[str]
+    other: list[str]
+
+    def __bool__(self) -> bool:
+        return bool(self.where or self.last or self.other)
+
+
+def _last_period(match: re.Match[str]) -> str:
+    return match.group(1).lower() if match.group(1) else _KO_PERIODS[match.group(2)]
+
+
+def _filtered_spec(
+    question: str, table: dict[str, Any], measures: list[str], cats: list[str], rows: _Filters
+) -> AnalysisSpec | str:
+    """The filtered KPI the question asks for, or why the catalog cannot express it (a sentence fragment)."""
+    if rows.other:
+        return f"a period filter ({', '.join(rows.other)}) other than the data's last day, week, month or year"
+    columns = [c for c, _v in rows.where]
+    if len(set(columns)) < len(columns) or len(rows.last) > 1:
+        named = [f"`{c}` = {v}" for c, v in rows.where if columns.count(c) > 1]
+        named += [f"the last {p}" for p in rows.last] if len(rows.last) > 1 else []
+        return f"two values of one filter ({', '.join(named)}); a filtered KPI keeps one value per column, one period"
+    date = choices.date_column(table)
+    if rows.last and date is None:
+        return f"the last {rows.last[0]}, but the table has no date column"
+    base = _spec(question, table, measures, [c for c in cats if c not in columns])
+    if base is None or not measures:
+        return "the question names no measure to total or average"
+    if base.kind != "kpi":
+        return f"a filtered {base.kind}: only a total or an average is filtered"
+    measure = measures[0]
+    agg = "mean" if _has(question, _KIND_WORDS["mean"]) else "sum"
+    allowed = (choices.column(table, measure) or {}).get("aggregation")
+    if allowed == "none" or (agg == "sum" and allowed != "sum"):  # the tracker would refuse it
+        hint = "; ask for its average" if allowed == "mean" else ""
+        what = "a total" if agg == "sum" else "an average"
+        return f"{what} of `{measure}`, which its profile forbids (aggregation: {allowed}){hint}"
+    return AnalysisSpec(
+        "kpi",
+        None,
+        measure,
+        date if rows.last else None,
+        agg=agg,
+        where=tuple(rows.where),
+        last_period=rows.last[0] if rows.last else None,
+    )
 
 
 def coder_plan(question: str, item: str) -> str:

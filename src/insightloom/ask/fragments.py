@@ -6,8 +6,13 @@ definitions and the data profile. Only verified numbers ever enter one:
 - text written with ``{{calc:ID}}`` references is rendered with the verified value and its id
   (``836 [calc:rows]``); a sentence (or table row) that references a calculation that is not verified is dropped
   whole, and any other typed number in it is removed by the report's own claim rule (``report.labels``);
-- text without references (the profile, column definitions) enters with every digit removed; the numbers it could
-  hold reach the base only as verified calculations (the row count...).
+- text without references (the profile, column definitions) enters with every digit removed (a word that a number
+  starts, "20s", goes whole); the numbers it could hold reach the base only as verified calculations (the row
+  count...).
+
+Personal and identifier columns (the profile's ``pii`` and ``identifier`` roles) enter no fragment: they are masked or
+never analysed, so nothing about them can be answered, and their names ("Phone", "Overall Rank") would only make a
+question about them look answerable.
 
 Ids ``F1``, ``F2``... follow a fixed source order, so a job folder always yields the same ids; a rebuild (after a
 follow-up analysis added calculations) keeps the id of every fragment that did not change.
@@ -43,7 +48,8 @@ __all__ = [
 ]
 
 KNOWLEDGE_FILE = "ask/knowledge.json"
-KNOWLEDGE_VERSION = 1
+# 2: personal and identifier columns left out, words that a number starts removed whole.
+KNOWLEDGE_VERSION = 2
 REPORT_FILE = "report.md"
 JOB_FILE = "job.json"
 VERIFIED = "verified"
@@ -53,9 +59,16 @@ _IMPORTANCE = {"high": 1.0, "medium": 0.6, "low": 0.3}
 # A fragment without calculations weighs by where it comes from.
 _BASE_IMPORTANCE = {"results": 0.5, "calculation": 0.5, "report": 0.5, "chart": 0.3, "columns": 0.3, "profile": 0.3}
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?。！？])\s+")
+# A word that starts with a number goes whole ("20s", "20대" without digits would read "s", "대"); other digits go
+# alone, so a code keeps its letters ("FRUITPROMO5" -> "FRUITPROMO").
+_NUMBER_WORD_RE = re.compile(r"(?<![^\s,;:()\[\]/])\d[^\s,;:()\[\]/]*")
 _DIGITS_RE = re.compile(r"\d+(?:[.,]\d+)*")
 _SPACES_RE = re.compile(r"[ \t]+")
-_EMPTY_BRACKETS_RE = re.compile(r"\(\s*[,;:]?\s*\)")
+_STRAY_COMMA_RE = re.compile(r",(?=\s*[,;)])")
+# Brackets left empty, or holding only the words that introduced the removed examples ("(e.g., )", "(예: 등)").
+_EMPTY_BRACKETS_RE = re.compile(r"\(\s*(?:e\.g\.|i\.e\.|예)?[\s,;:]*(?:등|etc\.?)?\s*\)")
+#: Column roles whose columns enter no fragment (see the module docstring).
+HIDDEN_ROLES = frozenset({"pii", "identifier"})
 # A reference stands in as one private-use character while typed numbers are removed, so no rule reads its digits.
 _PLACEHOLDER = 0xE000
 
@@ -125,7 +138,7 @@ class _Job:
 
 def _tidy(text: str) -> str:
     """Spacing left by removed numbers collapsed, empty brackets dropped."""
-    text = _EMPTY_BRACKETS_RE.sub("", _SPACES_RE.sub(" ", text))
+    text = _EMPTY_BRACKETS_RE.sub("", _STRAY_COMMA_RE.sub("", _SPACES_RE.sub(" ", text)))
     return re.sub(r"\s+([,.;:!?])", r"\1", text).strip()
 
 
@@ -155,8 +168,9 @@ def render(markdown: str, job: _Job, *, label_cell: bool = False) -> _Rendered |
 
 
 def _scrub(text: str) -> str:
-    """Free text with no references (profile, column definitions): every digit removed."""
-    return _tidy(_DIGITS_RE.sub("", text))
+    """Free text with no references (profile, column definitions): every digit removed, with the word when a number
+    starts it."""
+    return _tidy(_DIGITS_RE.sub("", _NUMBER_WORD_RE.sub("", text)))
 
 
 def _sentences(markdown: str, job: _Job) -> list[_Rendered]:
@@ -283,11 +297,17 @@ def _profile_tables(job: _Job) -> list[dict[str, Any]]:
     return [table for table in tables if isinstance(table, dict)]
 
 
+def _shown_columns(table: dict[str, Any]) -> list[dict[str, Any]]:
+    """The table's columns that may enter a fragment: not personal, not identifiers."""
+    columns = table.get("columns", [])
+    return [c for c in columns if isinstance(c, dict) and str(c.get("role") or "") not in HIDDEN_ROLES]
+
+
 def _columns(job: _Job) -> Iterator[_Draft]:
     """One fragment per column with a definition: its name, role, unit and meaning, with no digits."""
     for table in _profile_tables(job):
-        for column in table.get("columns", []):
-            if not isinstance(column, dict) or not column.get("description"):
+        for column in _shown_columns(table):
+            if not column.get("description"):
                 continue
             name = str(column.get("name", ""))
             kind = ", ".join(str(column[key]) for key in ("role", "unit") if column.get(key))
@@ -300,9 +320,7 @@ def _profile(job: _Job) -> Iterator[_Draft]:
     for table in _profile_tables(job):
         name = str(table.get("name") or table.get("file") or table.get("view") or "data")
         lines = [f"Table {name}:"]
-        for column in table.get("columns", []):
-            if not isinstance(column, dict):
-                continue
+        for column in _shown_columns(table):
             line = f"Column {column.get('name')} is a {column.get('role') or 'column'} ({column.get('dtype')})"
             values = (_scrub(str(tv.get("value"))) for tv in column.get("top_values") or [] if isinstance(tv, dict))
             tops = list(dict.fromkeys(value for value in values if value))  # "20대", "30대" are both "대" now

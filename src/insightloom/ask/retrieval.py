@@ -5,8 +5,11 @@ divided by the query's score against itself (the query scored as if it were a do
 the same idf and average length), capped at 1. A min-max scale per query would give every query's top hit 1, and
 ``bm25s`` pads its top k with zero scores, so a zero is never a hit.
 
-Korean (and other CJK) text is tokenised into character bigrams: no morphological analyser, nothing to download,
-and "매출액은" still matches "매출액".
+Korean (and other CJK) text is tokenised into character bigrams: no morphological analyser, nothing to download.
+Each Korean word first loses its particle and its question or copula ending, and question words are dropped
+("합계는 얼마인가요" -> "합계"), as English stop words are: a question's self-score then counts its content only, so
+the normalised score means the same in both languages. English words get a light stem ("regions" -> "region",
+"correlated" and "correlation" -> "correlat"), and a number is one token.
 """
 
 from __future__ import annotations
@@ -34,23 +37,116 @@ __all__ = ["Embedder", "Hit", "Retriever", "tokenize"]
 
 K1, B = 1.5, 0.75
 _STOPWORDS = frozenset(STOPWORDS_EN_PLUS) | {"tell", "show", "please", "much", "many"}
-_WORD_RE = re.compile(r"[^\W_]+")
+# Words about the conversation rather than the data ("the total in each job", "이 보고서"): left out of a query when
+# no fragment holds them, so they do not count as missed content; kept when the data uses them ("Job Role").
+_META_WORDS = frozenset({"job", "report", "analysis", "작업", "보고", "고서", "분석"})
+# A number is one token ("10,000,000,000", "10.3"), so its digit groups do not match other numbers' ("10월").
+_WORD_RE = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+")
 _CJK_RE = re.compile(
     r"([\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+)"
 )
+# Korean function words. Their bigrams ("얼마인가요" -> 얼마, 마인, 인가, 가요) match no fragment, so they filled a
+# Korean question's self-score and pushed answerable questions down to the scores of unanswerable ones.
+# Question, copula and polite endings, stripped from a word's end (longest first).
+_KO_ENDINGS = tuple(
+    sorted(
+        {
+            "인가요", "인가", "인지", "입니까", "입니다", "습니까", "습니다", "합니다", "니다", "이에요", "예요",
+            "이었나요", "였나요", "었나요", "았나요", "했나요", "되나요", "하나요", "있나요", "나요", "가요", "까요",
+            "이며", "이고", "이다", "였던", "았던", "었던", "했던",
+        },
+        key=len,
+        reverse=True,
+    )
+)  # fmt: skip
+# Particles: those after any syllable, then those that follow only a final consonant or only a vowel (so the "가" of
+# "단가", after a final consonant, is no particle and stays).
+_KO_PARTICLES = ("에서는", "에서", "에게", "까지", "부터", "보다", "처럼", "으로", "이나", "의", "에")
+_KO_AFTER_CONSONANT = ("은", "이", "을", "과")
+_KO_AFTER_VOWEL = ("는", "가", "를", "와", "로")
+# Question words and degree adverbs, dropped whole like English stop words ("what", "most").
+_KO_STOPWORDS = frozenset(
+    {"얼마", "무엇", "뭐", "어디", "언제", "어느", "누가", "누구", "어떻게", "어떤", "어때", "몇", "왜", "무슨",
+     "가장", "더", "많이", "보면", "대한", "대해", "개", "및"}
+)  # fmt: skip
+_HANGUL_FIRST, _HANGUL_LAST, _JONGSEONG, _RIEUL = 0xAC00, 0xD7A3, 28, 8
+
+
+def _final(syllable: str) -> int | None:
+    """A Hangul syllable's final consonant index (0: none), or None for anything else."""
+    code = ord(syllable)
+    return (code - _HANGUL_FIRST) % _JONGSEONG if _HANGUL_FIRST <= code <= _HANGUL_LAST else None
+
+
+def _strip_particle(word: str) -> str:
+    for particle in _KO_PARTICLES:
+        if word.endswith(particle):
+            return word[: -len(particle)]
+    if len(word) < 2:  # a lone particle, glued to a Latin word ("Amount와"), goes
+        return "" if word in _KO_AFTER_CONSONANT + _KO_AFTER_VOWEL else word
+    final, last = _final(word[-2]), word[-1]
+    if final is None:
+        return word
+    if (final and last in _KO_AFTER_CONSONANT) or (
+        (not final or (final == _RIEUL and last == "로")) and last in _KO_AFTER_VOWEL
+    ):
+        return word[:-1]
+    return word
+
+
+def _korean_stem(word: str) -> str:
+    """A Korean word without its question or copula ending and its particle; empty for a function word."""
+    if word in _KO_STOPWORDS:
+        return ""
+    for ending in _KO_ENDINGS:
+        if word.endswith(ending):
+            word = word[: -len(ending)]
+            break
+    word = _strip_particle(word)
+    return "" if word in _KO_STOPWORDS else word
+
+
+def _singular(word: str) -> str:
+    """The word without a plural ending: "categories" -> "category", "regions" -> "region" (not "status")."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 4 and word.endswith(("ches", "shes", "sses", "xes")):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def _english_stem(word: str) -> str:
+    """A light stem, the same for a question and the fragments: plural, then one inflection, then a final "e"
+    ("correlated" and "correlation" -> "correlat", "scored" and "scores" -> "scor", "monthly" -> "month"; "region"
+    stays)."""
+    word = _singular(word)
+    for suffix, shortest in (("ing", 6), ("ed", 5), ("ion", 8), ("ly", 6)):
+        if len(word) >= shortest and word.endswith(suffix):
+            word = word[: -len(suffix)]
+            break
+    return word[:-1] if len(word) > 4 and word.endswith("e") else word
+
+
+def _cjk_tokens(run: str) -> list[str]:
+    """A CJK run's character bigrams (the single character of a one-character run), Korean function words out."""
+    run = _korean_stem(run) if _final(run[-1]) is not None else run
+    return [run[j : j + 2] for j in range(len(run) - 1)] if len(run) > 1 else ([run] if run else [])
 
 
 def tokenize(text: str) -> list[str]:
-    """Lower-cased words (English stop words left out) and, for Korean/CJK runs, character bigrams."""
+    """Lower-cased words (stop words out, plurals singular) and, for Korean/CJK runs, character bigrams (Korean
+    particles, endings and question words out)."""
     tokens: list[str] = []
     for word in _WORD_RE.findall(unicodedata.normalize("NFKC", text).casefold()):
         for i, part in enumerate(_CJK_RE.split(word)):
             if not part:
                 continue
-            if i % 2:  # a CJK run: its bigrams, or the single character
-                tokens += [part[j : j + 2] for j in range(len(part) - 1)] if len(part) > 1 else [part]
+            if i % 2:
+                tokens += _cjk_tokens(part)
             elif part not in _STOPWORDS:
-                tokens.append(part)
+                tokens.append(_english_stem(part))
     return tokens
 
 
@@ -140,7 +236,7 @@ class Retriever:
     def _bm25(self, query: str) -> tuple[np.ndarray, np.ndarray]:
         """Each fragment's BM25 score for ``query``: normalised (capped at 1), and relative to the query uncapped."""
         scores = np.zeros(len(self.fragments))
-        tokens = tokenize(query)
+        tokens = [t for t in tokenize(query) if t in self._df or t not in _META_WORDS]
         known = list(dict.fromkeys(t for t in tokens if t in self._df))  # each query term counted once
         ceiling = self._self_score(tokens)
         if self._index is None or not known or ceiling <= 0:

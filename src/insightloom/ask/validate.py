@@ -3,7 +3,9 @@
 Every ``[F#]`` must be a fragment that was sent. Every number must appear in a fragment the answer cites, or be a
 ``{{calc:ID}}`` reference to a verified calculation, which is then printed the way the report prints it
 (``16,431,923 KRW [F3]``). Numbers are found with the audit's ``find_numbers`` (years, dates, ranks and codes are not
-claims) and compared as printed strings: a printed number is right exactly when a fragment prints it so.
+claims) and compared as printed, with their sign and unit: a printed number is right exactly when a fragment prints it
+so. "0.23" is not a fragment's "-0.23", and "12%" is not a count of 12. A currency or counter word is not compared
+("16,431,923 KRW" may be written "16,431,923 won"), since it does not change what the digits claim.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from ..calc_refs import CALC_REF_RE
-from ..report.numbers import MINUS_SIGNS, NUMBER_RE, find_numbers
+from ..report.numbers import MINUS_SIGNS, NumberToken, find_numbers
 
 if TYPE_CHECKING:
     from .fragments import KnowledgeFragment
@@ -26,6 +28,12 @@ _CITATION_ATTEMPT_RE = re.compile(r"[\[(]\s*[Ff]\s*\d+(?:\s*[,;]\s*[Ff]?\s*\d+)*
 #: it, since the fragment's citation already says where the value comes from.
 CALC_TAG_RE = re.compile(r"[ \t]?\[calc:[^\[\]\s]+\]")
 _MINUS = str.maketrans({sign: "-" for sign in MINUS_SIGNS})
+# The units that change what a number means, right after it: percentage points before percent, then a multiple.
+_UNITS = (
+    ("pp", re.compile(r"[ \t]?(?:%p|pp(?![A-Za-z])|p\.p\.|%[ \t]?points?\b|percentage points?\b|퍼센트포인트)")),
+    ("%", re.compile(r"[ \t]?(?:%|percent\b|per cent\b|퍼센트|프로)")),
+    ("x", re.compile(r"(?:[xX×](?![A-Za-z0-9])|[ \t]?(?:배|times\b))")),
+)
 
 
 def cited_ids(answer: str) -> list[str]:
@@ -33,14 +41,19 @@ def cited_ids(answer: str) -> list[str]:
     return list(dict.fromkeys(CITATION_RE.findall(answer)))
 
 
-def _printed(number: str) -> str:
-    return number.translate(_MINUS)
+def _unit_after(text: str, end: int) -> str:
+    """The unit of the number ending at ``end`` that changes its meaning: ``%``, ``pp``, ``x`` or empty."""
+    return next((unit for unit, pattern in _UNITS if pattern.match(text, end)), "")
+
+
+def _printed(text: str, token: NumberToken) -> str:
+    """The number as printed: signed (minus signs unified) with its unit ("-0.23", "45.2%", "3x")."""
+    return token.text.translate(_MINUS) + _unit_after(text, token.end)
 
 
 def fragment_numbers(text: str) -> set[str]:
-    """Every number ``text`` prints: signed as the audit reads claims, and each digit run as written."""
-    numbers = {_printed(token.text) for token in find_numbers(text)}
-    return numbers | {match.group(0) for match in NUMBER_RE.finditer(text)}
+    """Every number ``text`` prints, signed and with its unit, as the audit reads claims."""
+    return {_printed(text, token) for token in find_numbers(text)}
 
 
 def _masked(answer: str) -> str:
@@ -76,12 +89,13 @@ def _number_problems(answer: str, cited: Iterable[KnowledgeFragment]) -> list[st
     for fragment in cited:
         known |= fragment_numbers(fragment.text)
     problems = []
-    for token in find_numbers(_masked(answer)):
-        number = _printed(token.text)
-        if number not in known:  # "5.2" for a fragment's "-5.2" is its digits as written ("fell by 5.2%")
+    masked = _masked(answer)
+    for token in find_numbers(masked):
+        number = _printed(masked, token)
+        if number not in known:
             problems.append(
-                f"the number {token.text} is in no fragment you cite: copy it exactly from a cited fragment, "
-                "write {{calc:ID}} for a verified calculation, or leave it out"
+                f"the number {number} is in no fragment you cite: copy it exactly from a cited fragment, with its "
+                "sign and unit, write {{calc:ID}} for a verified calculation, or leave it out"
             )
     return list(dict.fromkeys(problems))
 

@@ -53,6 +53,10 @@ def script_name(spec: AnalysisSpec, profile: dict[str, Any]) -> str:
         parts += [stem(table, c) for c in spec.measures[:2]]
     if spec.kind == "distribution":
         parts.append(stem(table, spec.measure))
+    if spec.kind == "kpi" and spec.filtered:  # its own script: a plan may hold the headline KPIs too
+        parts.append(stem(table, spec.measure))
+        parts += [f"{stem(table, col)}_{slug(value)}" for col, value in spec.where]
+        parts += ["last", spec.last_period] if spec.last_period else []
     if spec.view:
         parts.append(slug(spec.view))
     return "_".join(parts) + ".py"

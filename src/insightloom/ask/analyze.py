@@ -39,7 +39,7 @@ from typing import Any
 from ..analysis import choices
 from ..analysis.catalog import AnalysisSpec
 from ..config import Settings
-from ..errors import BadInputError, BudgetExceeded, InsightloomError
+from ..errors import BadInputError, BudgetExceeded
 from ..fileio import read_json, write_json
 from ..fonts import has_cjk
 from ..joblock import JobLock
@@ -51,6 +51,7 @@ from ..validation import VERIFIED, values_match
 from ..validation.checks import run_checks
 from ..validation.compare import json_safe
 from ..validation.jobfiles import CITATIONS_FILE, METADATA_FILE, load_calculations, load_citations, load_views
+from ..workflow.pipeline import our_error
 
 logger = logging.getLogger(__name__)
 
@@ -342,16 +343,6 @@ def scratch_runtime(
     return rt
 
 
-def _unwrap(exc: BaseException) -> BaseException:
-    """The insightloom error inside Strands' wrappers, else the exception itself."""
-    seen: BaseException | None = exc
-    while seen is not None:
-        if isinstance(seen, InsightloomError):
-            return seen
-        seen = seen.__cause__ or seen.__context__
-    return exc
-
-
 def run_coder(rt: JobRuntime, task: str) -> str:
     """Run the Coder on the scratch runtime; a ceiling or the cost cap stops it, and the reason is returned."""
     from ..agents import run_tool_agent
@@ -359,7 +350,7 @@ def run_coder(rt: JobRuntime, task: str) -> str:
     try:
         run_tool_agent("coder", rt, task)
     except Exception as exc:  # only a ceiling is expected; anything else is re-raised
-        found = _unwrap(exc)
+        found = our_error(exc)
         if isinstance(found, BudgetExceeded):
             return found.message
         raise

@@ -118,7 +118,7 @@ def load_runtime(job_dir: Path, settings: Settings | None = None) -> JobRuntime:
     return rt
 
 
-def _our_error(exc: BaseException) -> BaseException:
+def our_error(exc: BaseException) -> BaseException:
     """The insightloom error inside Strands' wrappers (EventLoopException), else the exception itself."""
     seen: BaseException | None = exc
     while seen is not None:
@@ -136,7 +136,7 @@ def _guarded(rt: JobRuntime, started: float, step: Callable[[], JobOutcome | Non
             try:
                 return step()
             except Exception as exc:
-                unwrapped = _our_error(exc)
+                unwrapped = our_error(exc)
                 if unwrapped is exc:
                     raise
                 raise unwrapped from exc

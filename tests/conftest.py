@@ -58,6 +58,9 @@ def _no_network_no_credentials(monkeypatch: pytest.MonkeyPatch, tmp_path_factory
         "INSIGHTLOOM_CONFIG",
         "INSIGHTLOOM_PROVIDER",
         "INSIGHTLOOM_ARTIFACTS",
+        "INSIGHTLOOM_ASK_MEMORY",
+        "INSIGHTLOOM_ASK_EMBEDDER",
+        "INSIGHTLOOM_ASK_EMBEDDER_URL",
     ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(empty / "credentials"))

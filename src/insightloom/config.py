@@ -138,6 +138,12 @@ class Settings:
         ask_max_cost_usd: Ceiling on the estimated cost of one follow-up question's ``--analyze`` run.
         ask_memory: Where follow-up conversations are kept: ``redis://...``, a SQLite file path, or None for
             ``<artifacts>/.ask/memory.sqlite3`` (``INSIGHTLOOM_ASK_MEMORY``).
+        ask_embedder: Dense embeddings for follow-up retrieval, ``bedrock:MODEL_ID`` (Titan or Cohere) or
+            ``openai:MODEL`` (an OpenAI-compatible ``/embeddings`` endpoint); None is BM25 alone, the offline
+            default (``INSIGHTLOOM_ASK_EMBEDDER``).
+        ask_embedder_url: The OpenAI-compatible endpoint's base URL; None is OpenAI's own
+            (``INSIGHTLOOM_ASK_EMBEDDER_URL``).
+        ask_alpha: The dense share of the hybrid retrieval score, ``alpha * dense + (1 - alpha) * bm25``, 0..1.
     """
 
     provider: str = "auto"
@@ -169,6 +175,9 @@ class Settings:
     pricing: dict[str, dict[str, float]] = field(default_factory=default_pricing)
     ask_max_cost_usd: float = 1.0
     ask_memory: str | None = None
+    ask_embedder: str | None = None
+    ask_embedder_url: str | None = None
+    ask_alpha: float = 0.5
     source: str | None = None
 
     def __post_init__(self) -> None:
@@ -282,6 +291,28 @@ def _check_limits(raw: dict[str, Any], source: str) -> None:
     flag = raw.get("exact_token_count")
     if flag is not None and not isinstance(flag, bool):
         raise ConfigError(f"exact_token_count in {source} must be true or false.", "e.g. exact_token_count: true")
+    _check_ask_retrieval(raw.get("ask_alpha"), raw.get("ask_embedder"), source)
+
+
+#: Who can embed follow-up questions: the prefixes of ``ask_embedder``.
+EMBEDDER_PROVIDERS: tuple[str, ...] = ("bedrock", "openai")
+
+
+def _check_ask_retrieval(alpha: Any, embedder: Any, source: str) -> None:
+    """``ask_alpha`` is a fraction from 0 to 1; ``ask_embedder`` is ``provider:model`` with a known provider."""
+    if alpha is not None and (isinstance(alpha, bool) or not isinstance(alpha, int | float) or not 0 <= alpha <= 1):
+        raise ConfigError(
+            f"ask_alpha in {source} must be a number from 0 to 1, not {alpha!r}.",
+            "e.g. ask_alpha: 0.5 (0 is BM25 alone, 1 dense similarity alone)",
+        )
+    if embedder is None:
+        return
+    provider, _, model = str(embedder).partition(":")
+    if not isinstance(embedder, str) or provider not in EMBEDDER_PROVIDERS or not model:
+        raise ConfigError(
+            f"ask_embedder in {source} must be 'bedrock:MODEL_ID' or 'openai:MODEL', not {embedder!r}.",
+            "e.g. ask_embedder: bedrock:amazon.titan-embed-text-v2:0 (or openai:text-embedding-3-small)",
+        )
 
 
 def _check_pricing(raw: Any, source: str) -> dict[str, dict[str, float]]:
@@ -376,6 +407,11 @@ def load_settings(
         settings.artifact_store = None
     if env.get("INSIGHTLOOM_ASK_MEMORY"):
         settings.ask_memory = env["INSIGHTLOOM_ASK_MEMORY"]
+    if env.get("INSIGHTLOOM_ASK_EMBEDDER"):
+        _check_ask_retrieval(None, env["INSIGHTLOOM_ASK_EMBEDDER"], "INSIGHTLOOM_ASK_EMBEDDER")
+        settings.ask_embedder = env["INSIGHTLOOM_ASK_EMBEDDER"]
+    if env.get("INSIGHTLOOM_ASK_EMBEDDER_URL"):
+        settings.ask_embedder_url = env["INSIGHTLOOM_ASK_EMBEDDER_URL"]
     if env.get("INSIGHTLOOM_MAX_FILE_MB"):
         try:
             settings.max_file_mb = float(env["INSIGHTLOOM_MAX_FILE_MB"])

@@ -37,11 +37,12 @@ from ..report.render import DOCX_NAME, MARKDOWN_NAME
 from ..telemetry.hooks import call_record
 from ..telemetry.pricing import PriceTable
 from ..telemetry.usage import AgentUsage
+from .embeddings import HybridRetriever, make_embedder
 from .events import append_ask_events, ask_event, record_ask_usage
 from .fragments import KnowledgeFragment, load_knowledge
 from .memory import MemoryStore, Turn, open_memory
 from .prompt import AskPrompt, abstention_sentence, build_prompt, question_language
-from .retrieval import Hit, Retriever
+from .retrieval import Hit
 from .select import conflicts, select_hits
 from .validate import check_answer, cited_ids, render_answer, retry_message
 
@@ -289,12 +290,15 @@ def _analyze(q: _Question, settings: Settings, cap_usd: float) -> list[str]:
 
 
 def _retrieve(
-    q: _Question, knowledge: list[KnowledgeFragment], threshold: float, new_ids: list[str]
+    q: _Question, knowledge: list[KnowledgeFragment], threshold: float, new_ids: list[str], settings: Settings
 ) -> tuple[str, list[Hit]]:
-    """The relevant hits, selected and ordered; hits holding new follow-up calculations always come along."""
-    retriever = Retriever(knowledge)
+    """The relevant hits, selected and ordered; hits holding new follow-up calculations always come along.
+
+    Retrieval is hybrid with the configured embedder, and BM25 alone without one or once it fails (the mode returned).
+    """
+    retriever = HybridRetriever(knowledge, embedder=make_embedder(settings), alpha=settings.ask_alpha)
     hits = retriever.search(q.text, k=RETRIEVE_K)
-    relevant = [hit for hit in hits if hit.score >= threshold]
+    relevant = [hit for hit in hits if hit.bm25 >= threshold]  # the calibrated scale, with or without dense scores
     fresh = [f for f in knowledge if set(f.calc_ids) & set(new_ids)]
     seen = {(h.fragment.job_id, h.fragment.id) for h in relevant}
     relevant = [Hit(f, 1.0, 0.0, None) for f in fresh if (f.job_id, f.id) not in seen] + relevant
@@ -377,7 +381,7 @@ def ask(
         new_ids = _analyze(q, settings, DEFAULT_CAP_USD if cap_usd is None else cap_usd)
     started = time.perf_counter()
     knowledge = [fragment for job in q.jobs for fragment in load_knowledge(job.root)]
-    retrieval, selected = _retrieve(q, knowledge, threshold, new_ids)
+    retrieval, selected = _retrieve(q, knowledge, threshold, new_ids, settings)
     store = _memory(settings, session, memory)
     history: list[Turn] = store.turns(user, session, query=text, limit=HISTORY_TURNS) if store and session else []
     meter = _UsageMeter(PriceTable(settings.pricing))

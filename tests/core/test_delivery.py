@@ -17,6 +17,7 @@ START = WorkItem(JOB, "start", inputs=("sales.csv",), stage="intake")
 REVIEW_0 = WorkItem(JOB, "review", "approve", stage="rev0")
 CANCEL_0 = WorkItem(JOB, "review", "cancel", stage="rev0")
 RESUME = WorkItem(JOB, "resume", stage="supervise")
+FOLLOWUP = WorkItem(JOB, "followup", stage="0" * 32, question="average Qty?")
 
 
 def status(state: str, stage: str | None = None, revision: int = 0, **extra: Any) -> dict[str, Any]:
@@ -38,6 +39,10 @@ def status(state: str, stage: str | None = None, revision: int = 0, **extra: Any
         (RESUME, status("failed", "supervise"), "skip"),
         (RESUME, status("running", "plan"), "resume"),
         (RESUME, status("awaiting_review", "review", 0), "skip"),
+        (FOLLOWUP, status("completed", "done"), "run"),  # follow-ups are the one item a finished job takes
+        (FOLLOWUP, status("needs_review", "done"), "run"),
+        (FOLLOWUP, status("running", "supervise"), "skip"),
+        (FOLLOWUP, status("failed", "supervise"), "skip"),
     ],
 )
 def test_delivery_verdicts(item: WorkItem, job: dict[str, Any], verdict: str) -> None:

@@ -306,3 +306,22 @@ def test_a_worker_with_a_bad_sweep_interval_refuses_to_start_naming_the_fix(lane
         bad.start()
     assert bad.proc is not None and bad.proc.wait(timeout=30) == 2
     assert "INSIGHTLOOM_SWEEP_INTERVAL_S must be a number of seconds above 0" in bad.log() and "Fix:" in bad.log()
+
+
+def test_a_follow_up_analysis_runs_on_a_worker_like_any_stage(lane: Lane) -> None:
+    worker = lane.worker("w1")
+    job = submit(lane)
+    assert lane.wait_status(job, "completed", "needs_review", "failed")["status"] == "completed"
+    calcs = lane.root / job / "calculation_metadata.json"
+    before = json.loads(calcs.read_text(encoding="utf-8"))["calculations"]
+    answer = lane.client.post(  # type: ignore[attr-defined]
+        f"/jobs/{job}/ask",
+        headers=AUTH,
+        json={"question": "What was the average Qty of Coffee/Tea orders?", "analyze": True},
+    )
+    assert answer.status_code == 200, answer.text
+    body = answer.json()
+    assert body["analyzed"] and body["new_calc_ids"] and not body["abstained"]
+    assert re.search(rf"key=followup@[0-9a-f]{{32}} job={job}", worker.log())  # the worker ran it, not the API
+    after = json.loads(calcs.read_text(encoding="utf-8"))["calculations"]
+    assert after[: len(before)] == before and {c["id"] for c in after[len(before) :]} == set(body["new_calc_ids"])

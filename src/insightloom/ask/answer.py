@@ -19,7 +19,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from strands import Agent, ModelRetryStrategy
 from strands.agent.conversation_manager import NullConversationManager
@@ -45,6 +45,9 @@ from .prompt import AskPrompt, abstention_sentence, build_prompt, question_langu
 from .retrieval import Hit
 from .select import conflicts, select_hits
 from .validate import check_answer, cited_ids, render_answer, retry_message
+
+if TYPE_CHECKING:
+    from .analyze import FollowupResult
 
 logger = logging.getLogger(__name__)
 
@@ -271,12 +274,19 @@ def _stream(text: str, on_text: Callable[[str], None] | None) -> None:
             on_text(unit)
 
 
-def _analyze(q: _Question, settings: Settings, cap_usd: float) -> list[str]:
+#: Runs a follow-up analysis on a job folder for a question: here, or on a queue worker (the service's Celery path).
+Analyzer = Callable[[Path, str], "FollowupResult"]
+
+
+def _analyze(q: _Question, settings: Settings, cap_usd: float, analyzer: Analyzer | None) -> list[str]:
     """Run the bounded follow-up analysis on the first job; the verified calculation ids it merged."""
     from .analyze import run_followup
 
     job = q.jobs[0]
-    result = run_followup(job.root, q.text, settings=settings, cap_usd=cap_usd)
+    if analyzer is not None:
+        result = analyzer(job.root, q.text)
+    else:
+        result = run_followup(job.root, q.text, settings=settings, cap_usd=cap_usd)
     q.emit(
         "analyzed",
         new_calc_ids=list(result.new_ids),
@@ -351,6 +361,7 @@ def ask(
     threshold: float = RELEVANCE_THRESHOLD,
     model: Model | None = None,
     cap_usd: float | None = None,
+    analyzer: Analyzer | None = None,
 ) -> AskResult:
     """Answer ``question`` from the finished jobs in ``job_dirs``, with cited, verified numbers or an abstention.
 
@@ -366,6 +377,7 @@ def ask(
         threshold: The relevance a hit's score needs for the model to be called at all.
         model: A model to answer with instead of the Reporter's (tests, evaluation).
         cap_usd: The follow-up analysis's cost cap (``ask.analyze`` default when None).
+        analyzer: Runs the follow-up analysis instead of this process (a service queues it to a worker).
 
     Raises:
         BadInputError: The question is empty, or no job folder is a finished job with a report.
@@ -378,7 +390,7 @@ def ask(
     if analyze:
         from .analyze import DEFAULT_CAP_USD
 
-        new_ids = _analyze(q, settings, DEFAULT_CAP_USD if cap_usd is None else cap_usd)
+        new_ids = _analyze(q, settings, DEFAULT_CAP_USD if cap_usd is None else cap_usd, analyzer)
     started = time.perf_counter()
     knowledge = [fragment for job in q.jobs for fragment in load_knowledge(job.root)]
     retrieval, selected = _retrieve(q, knowledge, threshold, new_ids, settings)

@@ -20,6 +20,7 @@ import dataclasses
 import json
 import logging
 import threading
+import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -29,17 +30,21 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..ask import answer as answering
+from ..ask.analyze import FollowupResult
 from ..ask.memory import MemoryStore, open_memory
 from ..ask.sessions import FINISHED, SESSION_PATTERN, SESSION_RE
-from ..errors import BadInputError, InsightloomError, JobConflict
+from ..errors import BadInputError, InsightloomError, JobConflict, ServiceBusy
 from .auth import User
 from .errors_http import error_body, internal_body
-from .manager import JobManager
+from .manager import FOLLOWUPS_DIR, JobManager
 
 logger = logging.getLogger(__name__)
 
 MAX_QUESTION_CHARS = 4000
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+#: How long a question waits for a worker's follow-up analysis, and how often it looks for the result.
+FOLLOWUP_WAIT_S = 600.0
+FOLLOWUP_POLL_S = 0.5
 
 
 SessionName = Annotated[str, Field(pattern=SESSION_PATTERN)]
@@ -130,6 +135,7 @@ class Asker:
     ) -> dict[str, Any]:
         """Answer the question and save what it wrote into the jobs (ask events, knowledge) back to the store."""
         settings = self.manager.job_settings(None, None)
+        on_worker = body.analyze and not getattr(self.manager.queue, "in_process", True)
         result = answering.ask(
             dirs,
             body.question.strip(),
@@ -139,11 +145,36 @@ class Asker:
             memory=self.memory if body.session else None,
             analyze=body.analyze,
             on_text=on_text,
+            analyzer=self.on_worker if on_worker else None,
         )
         if self.manager.store.remote:
             for job_id in ids:
                 self.manager.store.push(job_id)
         return result_body(result, ids)
+
+    def on_worker(self, job_dir: Path, question: str) -> FollowupResult:
+        """Run the follow-up analysis on a queue worker, like any stage, and wait for the record it leaves.
+
+        Raises:
+            ServiceBusy: No worker finished it within ``FOLLOWUP_WAIT_S`` (the broker is down or every worker busy).
+            BadInputError: The follow-up itself was refused (its message and fix).
+        """
+        job_id = job_dir.name
+        record = f"{FOLLOWUPS_DIR}/{self.manager.queue_followup(job_id, question)}.json"
+        deadline = time.monotonic() + FOLLOWUP_WAIT_S
+        while (raw := self.manager.store.read_bytes(job_id, record)) is None:
+            if time.monotonic() > deadline:
+                raise ServiceBusy(
+                    f"The follow-up analysis of job {job_id} did not finish within {FOLLOWUP_WAIT_S:.0f} s.",
+                    "ask again without analyze, or later when the workers are less busy.",
+                )
+            time.sleep(FOLLOWUP_POLL_S)  # a worker elsewhere writes the record; the store is all we share
+        data = json.loads(raw)
+        if "error" in data:
+            raise BadInputError(str(data["error"]), str(data.get("fix") or ""))
+        self.manager.store.pull(job_id)  # the merged calculations and the re-indexed knowledge
+        names = {f.name for f in dataclasses.fields(FollowupResult)}
+        return FollowupResult(**{key: value for key, value in data.items() if key in names})
 
 
 def add_ask_routes(app: FastAPI, manager: JobManager) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from ..ask.sessions import FINISHED
 from ..events import TERMINAL_KINDS
 from .queue import WorkItem
 
@@ -25,6 +26,10 @@ def delivery_verdict(item: WorkItem, status: dict[str, Any]) -> tuple[Verdict, s
     state = status.get("status")
     stage = status.get("stage")
     revision = int(status.get("revision", 0) or 0)
+    if item.action == "followup":
+        if state in FINISHED:
+            return "run", f"a follow-up analysis of a finished ({state}) job"
+        return "skip", f"follow-ups need a finished job, not a {state} one"
     if state in TERMINAL_KINDS:
         return "skip", f"the job has ended ({state})"
     if state == "awaiting_review":

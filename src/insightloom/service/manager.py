@@ -11,9 +11,12 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import re
 import shutil
 import threading
+import uuid
 from collections.abc import Callable, Iterable
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Literal
@@ -21,6 +24,7 @@ from typing import IO, Any, Literal
 from ..config import PROVIDERS, Settings, resolve_auto_provider
 from ..errors import BadInputError, InsightloomError, JobConflict, JobNotFound, QueueFull, ServiceBusy
 from ..events import TERMINAL_KINDS
+from ..fileio import write_json
 from ..joblock import JobLocked
 from ..jobs import CANCEL_FILE, JobFolder
 from ..runtime import JobRuntime
@@ -42,6 +46,9 @@ from .uploads import Upload
 logger = logging.getLogger(__name__)
 #: The owners records beside the jobs: the store's ``owners`` kind (``<root>/.owners/<job_id>`` when local).
 OWNERS_DIR = ".owners"
+#: Where a worker leaves the result of a queued follow-up analysis, by request id (``WorkItem.stage``).
+FOLLOWUPS_DIR = "ask/followups"
+FOLLOWUP_ID = re.compile(r"[0-9a-f]{32}")
 EVENTS_FILE = "events.jsonl"
 
 JOB_ID = JOB_ID_RE
@@ -423,7 +430,10 @@ class JobManager:
                     logger.info("job %s: %s acknowledged, nothing to do: %s", item.job_id, item.key, why)
                     return verdict
                 logger.info("job %s: %s → %s (%s)", item.job_id, item.key, verdict, why)
-                self._work(self._runtime(item.job_id, live), item, verdict, held)
+                if item.action == "followup":
+                    self._followup(item)
+                else:
+                    self._work(self._runtime(item.job_id, live), item, verdict, held)
                 return verdict
         finally:
             if live is not None:
@@ -456,6 +466,31 @@ class JobManager:
         finally:
             done.set()
             rt.lock_held = False
+
+    def queue_followup(self, job_id: str, question: str) -> str:
+        """Queue a follow-up analysis of a finished job for a worker; its request id names the result record."""
+        request_id = uuid.uuid4().hex
+        self._put(WorkItem(job_id, "followup", stage=request_id, question=question))
+        return request_id
+
+    def _followup(self, item: WorkItem) -> None:
+        """Run a queued follow-up analysis with the job's lock already held; record its result for the asker."""
+        from ..ask.analyze import run_followup
+
+        if not FOLLOWUP_ID.fullmatch(item.stage):
+            logger.warning("job %s: follow-up item with a malformed request id dropped", item.job_id)
+            return
+        job_dir = self.store.pull(item.job_id)
+        settings = self.job_settings(None, None)
+        try:
+            result = run_followup(
+                job_dir, item.question, settings=settings, cap_usd=settings.ask_max_cost_usd, lock=nullcontext()
+            )
+            record: dict[str, Any] = dataclasses.asdict(result)
+        except InsightloomError as exc:
+            record = {"error": exc.message, "fix": exc.fix}
+        write_json(job_dir / FOLLOWUPS_DIR / f"{item.stage}.json", record, beneath=job_dir)
+        self.store.push(item.job_id)
 
     def _run(self, rt: JobRuntime, item: WorkItem) -> object:
         if item.action == "review":

@@ -19,7 +19,7 @@ from ..errors import QueueFull
 
 logger = logging.getLogger(__name__)
 
-Action = Literal["start", "review", "resume"]
+Action = Literal["start", "review", "resume", "followup"]
 #: The stage a ``start`` item expects to run first.
 START_STAGE = "intake"
 
@@ -35,6 +35,7 @@ class WorkItem:
         feedback: For a ``feedback`` review: what the Planner should change.
         inputs: For ``start``: data file names inside the job's ``data/`` folder, in upload order (for the logs: a
             worker reads the inputs from the job folder, never paths from a message).
+        question: For ``followup``: the question a bounded follow-up analysis answers (``stage`` is its request id).
         stage: The stage this item expects to run: ``intake`` for ``start``, ``rev<N>`` for the review of plan
             revision N, the job's stage for ``resume``. A worker that finds the job past it does nothing.
     """
@@ -45,6 +46,7 @@ class WorkItem:
     feedback: str = ""
     inputs: tuple[str, ...] = ()
     stage: str = ""
+    question: str = ""
 
     @property
     def key(self) -> str:

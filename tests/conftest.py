@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from insightloom.config import CREDENTIAL_ENV_VARS
 from repo_paths import SCENARIO_OUTCOME_KEY, SHARED, load_contract
 
 #: The test being set up or run, and any whole job (the Supervisor stage) it drove without the e2e marker.
@@ -40,21 +41,9 @@ def _no_network_no_credentials(monkeypatch: pytest.MonkeyPatch, tmp_path_factory
     monkeypatch.setattr(socket.socket, "connect", _guarded_connect)
     empty = tmp_path_factory.mktemp("aws")
     for name in (
-        "AWS_ACCESS_KEY_ID",
-        "AWS_SECRET_ACCESS_KEY",
-        "AWS_SESSION_TOKEN",
-        "AWS_PROFILE",
-        "AWS_WEB_IDENTITY_TOKEN_FILE",
-        "AWS_ROLE_ARN",
-        "AWS_DEFAULT_PROFILE",
-        "AWS_SECURITY_TOKEN",
-        "AWS_CREDENTIAL_FILE",
         # Container credentials count as credentials (ECS, CodeBuild): a CI runner in a container must not make
         # every test pick Bedrock.
-        "AWS_CONTAINER_CREDENTIALS_FULL_URI",
-        "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
-        "AWS_CONTAINER_AUTHORIZATION_TOKEN",
-        "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE",
+        *CREDENTIAL_ENV_VARS,
         "INSIGHTLOOM_CONFIG",
         "INSIGHTLOOM_PROVIDER",
         "INSIGHTLOOM_ARTIFACTS",

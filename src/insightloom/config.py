@@ -425,6 +425,21 @@ CONTAINER_CREDENTIAL_VARS: tuple[str, ...] = (
     "AWS_CONTAINER_CREDENTIALS_FULL_URI",
     "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
 )
+#: Every env var that gives boto3 credentials or points it at them (what a clean test or probe must clear).
+CREDENTIAL_ENV_VARS: tuple[str, ...] = (
+    "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+    "AWS_SECURITY_TOKEN",
+    "AWS_PROFILE",
+    "AWS_DEFAULT_PROFILE",
+    "AWS_WEB_IDENTITY_TOKEN_FILE",
+    "AWS_ROLE_ARN",
+    "AWS_CREDENTIAL_FILE",
+    *CONTAINER_CREDENTIAL_VARS,
+    "AWS_CONTAINER_AUTHORIZATION_TOKEN",
+    "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE",
+)
 #: Keys that give a shared-file profile credentials of its own (keys, a process, SSO, sign-in, assumed roles).
 _PROFILE_CREDENTIAL_KEYS = (
     "aws_access_key_id",

@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from insightloom.cli import app
 from insightloom.config import (
+    CREDENTIAL_ENV_VARS,
     ROLES,
     Settings,
     aws_credential_source,
@@ -23,22 +24,7 @@ from insightloom.errors import BadInputError, ConfigError
 from insightloom.service.service_settings import ServiceConfig, deployment_mode, prepare_serving
 
 #: Every credential source boto3 reads from the environment; each test starts with none of them.
-CREDENTIAL_VARS = (
-    "AWS_ACCESS_KEY_ID",
-    "AWS_SECRET_ACCESS_KEY",
-    "AWS_SESSION_TOKEN",
-    "AWS_SECURITY_TOKEN",
-    "AWS_PROFILE",
-    "AWS_DEFAULT_PROFILE",
-    "AWS_WEB_IDENTITY_TOKEN_FILE",
-    "AWS_ROLE_ARN",
-    "AWS_CREDENTIAL_FILE",
-    "AWS_CONTAINER_CREDENTIALS_FULL_URI",
-    "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
-    "INSIGHTLOOM_PROVIDER",
-    "INSIGHTLOOM_API_TOKEN",
-    "INSIGHTLOOM_TOKENS_FILE",
-)
+CREDENTIAL_VARS = (*CREDENTIAL_ENV_VARS, "INSIGHTLOOM_PROVIDER", "INSIGHTLOOM_API_TOKEN", "INSIGHTLOOM_TOKENS_FILE")
 LOCAL_BANNER = (
     "No AWS credentials found: running with the deterministic offline model. "
     "To use Bedrock, configure AWS credentials or pass --provider bedrock."

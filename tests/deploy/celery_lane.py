@@ -37,6 +37,16 @@ def wait_until(check: Callable[[], Any], timeout: float, what: str, every: float
     raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
 
 
+def stop_process(proc: subprocess.Popen[bytes] | None, kill: Callable[[], None]) -> None:
+    """SIGTERM, then ``kill`` (kill -9 of the process or its group) when it has not exited within 30 s."""
+    if proc is not None and proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            kill()
+
+
 def redis_available() -> bool:
     return Path(REDIS).is_file()
 
@@ -142,9 +152,4 @@ class CeleryWorker:
 
     def stop(self) -> None:
         """A warm shutdown (SIGTERM): the worker finishes nothing new and exits."""
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.kill()
+        stop_process(self.proc, self.kill)

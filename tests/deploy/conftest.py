@@ -17,6 +17,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from celery_lane import RedisServer, free_port, redis_available
+
+from insightloom.config import CREDENTIAL_ENV_VARS
 
 NO_SKIPS_ENV = "INSIGHTLOOM_NO_SKIPS"
 #: moto's server, but answering one request at a time. moto checks a conditional write's precondition and stores the
@@ -29,31 +32,13 @@ from moto.moto_server.werkzeug_app import DomainDispatcherApplication, MotoReque
 run_simple(sys.argv[1], int(sys.argv[2]), DomainDispatcherApplication(create_backend_app), threaded=False,
            request_handler=MotoRequestHandler)
 """
-_CLEARED = (
-    "AWS_PROFILE",
-    "AWS_DEFAULT_PROFILE",
-    "AWS_SESSION_TOKEN",
-    "AWS_SECURITY_TOKEN",
-    "AWS_ENDPOINT_URL",
-    "AWS_CONTAINER_CREDENTIALS_FULL_URI",
-    "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
-    "AWS_CONTAINER_AUTHORIZATION_TOKEN",
-    "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE",
-    "AWS_WEB_IDENTITY_TOKEN_FILE",
-    "AWS_ROLE_ARN",
-)
+_CLEARED = (*CREDENTIAL_ENV_VARS, "AWS_ENDPOINT_URL")  # the test keys set below are the only credentials
 
 
 def _missing(what: str) -> None:
     if os.environ.get(NO_SKIPS_ENV) == "1":
         pytest.fail(f"{what} (CI runs the deploy lane with no skips)")
     pytest.skip(what)
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _wait_listening(proc: subprocess.Popen[bytes], port: int, log: Path, deadline_s: float = 30.0) -> None:
@@ -74,7 +59,7 @@ def moto_endpoint(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """``http://127.0.0.1:<port>``: moto's S3 server, started once for the session."""
     if importlib.util.find_spec("moto") is None or importlib.util.find_spec("werkzeug") is None:
         _missing("moto[server] is not installed (pip install 'moto[server]')")
-    port = _free_port()
+    port = free_port()
     log = tmp_path_factory.mktemp("moto") / "server.log"
     env = {**os.environ, "AWS_EC2_METADATA_DISABLED": "true", "MOTO_PORT": str(port)}
     env.pop("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", None)
@@ -123,3 +108,13 @@ def s3_uri(s3_env: dict[str, str]) -> str:
     bucket = f"insightloom-test-{uuid.uuid4().hex[:16]}"
     boto3.session.Session().client("s3").create_bucket(Bucket=bucket)
     return f"s3://{bucket}/jobs"
+
+
+@pytest.fixture(scope="module")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
+    """A loopback ``redis-server`` for one test module (its own port and append-only file)."""
+    if not redis_available():
+        _missing("redis-server is not installed; .ci/run installs it (apt-get install redis-server)")
+    server = RedisServer(tmp_path_factory.mktemp("redis")).start()
+    yield server
+    server.stop()

@@ -22,7 +22,7 @@ from typing import Any
 
 import boto3
 import pytest
-from celery_lane import free_port, wait_until
+from celery_lane import free_port, stop_process, wait_until
 
 from insightloom.config import Settings
 from insightloom.errors import BadInputError
@@ -113,13 +113,7 @@ class Entrypoint:
         self.proc.wait(timeout=10)
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=10)
+        stop_process(self.proc, self.kill)
 
 
 class PingWatch:

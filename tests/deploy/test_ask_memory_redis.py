@@ -8,15 +8,13 @@ append-only file. Without redis-server the tests skip locally and fail under ``I
 from __future__ import annotations
 
 import importlib.util
-import os
 import sys
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
 import pytest
-from celery_lane import RedisServer, free_port, redis_available
+from celery_lane import RedisServer, free_port
 
 from insightloom.ask.memory import RedisMemory
 from insightloom.errors import ServiceBusy
@@ -36,17 +34,6 @@ def load_contract() -> ModuleType:
 contract = load_contract()
 # Collected here as this module's tests, so they take this module's ``memory`` fixture.
 globals().update({name: test for name, test in vars(contract).items() if name.startswith("test_contract_")})
-
-
-@pytest.fixture(scope="module")
-def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
-    if not redis_available():
-        if os.environ.get("INSIGHTLOOM_NO_SKIPS"):
-            pytest.fail("redis-server is not installed; .ci/run installs it (apt-get install redis-server)")
-        pytest.skip("redis-server is not installed")
-    server = RedisServer(tmp_path_factory.mktemp("redis-memory")).start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture

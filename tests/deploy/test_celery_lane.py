@@ -8,13 +8,12 @@ real operations: redelivery re-running work, a dead worker's job stuck until an 
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from celery_lane import CeleryWorker, RedisServer, redis_available, wait_until, worker_env
+from celery_lane import CeleryWorker, RedisServer, wait_until, worker_env
 from fastapi.testclient import TestClient
 
 from insightloom.config import Settings
@@ -28,17 +27,6 @@ YUMMY = DATA / "yummy-food" / "yummy-food-market.csv"
 TOKEN = "lane-token-0123456789abcdef"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 JOB_S = 240.0
-
-
-@pytest.fixture(scope="module")
-def redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
-    if not redis_available():
-        if os.environ.get("INSIGHTLOOM_NO_SKIPS"):
-            pytest.fail("redis-server is not installed; .ci/run installs it (apt-get install redis-server)")
-        pytest.skip("redis-server is not installed")
-    server = RedisServer(tmp_path_factory.mktemp("redis")).start()
-    yield server
-    server.stop()
 
 
 class Lane:
@@ -98,7 +86,8 @@ class Lane:
 
 
 @pytest.fixture
-def lane(tmp_path: Path, redis: RedisServer) -> Iterator[Lane]:
+def lane(tmp_path: Path, redis_server: RedisServer) -> Iterator[Lane]:
+    redis = redis_server
     if not redis.answers():
         redis.start()
     flush(redis)
@@ -251,8 +240,9 @@ def test_worker_provider_auto_picks_bedrock_on_container_credentials_and_refuses
 
 
 def test_on_an_s3_store_workers_keep_their_own_copies_and_the_api_serves_from_s3(
-    tmp_path: Path, redis: RedisServer, s3_env: dict[str, str], s3_uri: str
+    tmp_path: Path, redis_server: RedisServer, s3_env: dict[str, str], s3_uri: str
 ) -> None:
+    redis = redis_server
     flush(redis)
     logs, home = tmp_path / "logs", tmp_path / "home"
     logs.mkdir()

@@ -9,25 +9,11 @@ from pathlib import Path
 import pytest
 from container_creds import ContainerCredentialsStub
 
-from insightloom.config import Settings, aws_credential_source, deployment_settings
+from insightloom.config import CREDENTIAL_ENV_VARS, Settings, aws_credential_source, deployment_settings
 from insightloom.models import make_model
 
 #: Every other source boto3 would read: a container test must see none of them.
-OTHER_SOURCES = (
-    "AWS_ACCESS_KEY_ID",
-    "AWS_SECRET_ACCESS_KEY",
-    "AWS_SESSION_TOKEN",
-    "AWS_SECURITY_TOKEN",
-    "AWS_PROFILE",
-    "AWS_DEFAULT_PROFILE",
-    "AWS_WEB_IDENTITY_TOKEN_FILE",
-    "AWS_ROLE_ARN",
-    "AWS_CREDENTIAL_FILE",
-    "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
-    "AWS_CONTAINER_AUTHORIZATION_TOKEN",
-    "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE",
-    "INSIGHTLOOM_PROVIDER",
-)
+OTHER_SOURCES = (*(v for v in CREDENTIAL_ENV_VARS if v != "AWS_CONTAINER_CREDENTIALS_FULL_URI"), "INSIGHTLOOM_PROVIDER")
 
 
 @pytest.fixture

@@ -239,3 +239,13 @@ def test_a_real_job_holds_only_verified_numbers(offline_jobs: dict[str, Path], n
             assert f"{value} {calc_tag(calc_id)}" in fragment.text
             rest = rest.replace(f"{value} {calc_tag(calc_id)}", "")
         assert "[calc:" not in rest and uncited_claims(rest, labels) == [], fragment
+
+
+@pytest.mark.parametrize("name", ["report.md", "all_results.txt"])
+def test_a_planted_link_in_place_of_a_source_file_is_never_read(tmp_path: Path, name: str) -> None:
+    job = make_job(tmp_path / "job")
+    secret = tmp_path / "secret.md"
+    secret.write_text("# Secret\n\nThe launch code is swordfish.\n", encoding="utf-8")
+    (job / name).unlink(missing_ok=True)
+    os.symlink(secret, job / name)  # a script may leave any link in its job folder
+    assert not any("swordfish" in fragment.text for fragment in build_knowledge(job))

@@ -39,8 +39,8 @@ from typing import Any
 from ..analysis import choices
 from ..analysis.catalog import AnalysisSpec
 from ..config import Settings
-from ..errors import BadInputError, BudgetExceeded
-from ..fileio import read_json, write_json
+from ..errors import BadInputError, BudgetExceeded, InsightloomError
+from ..fileio import read_json, read_text, write_json
 from ..fonts import has_cjk
 from ..joblock import JobLock
 from ..jobs import JobFolder
@@ -466,11 +466,17 @@ def _scripts(scratch: Path, job_dir: Path) -> dict[str, str]:
     """The scripts the follow-up wrote or changed in its code/ (name -> source)."""
     out: dict[str, str] = {}
     for path in sorted((scratch / "code").glob("*.py")):
-        original = job_dir / "code" / path.name
-        text = path.read_text(encoding="utf-8", errors="replace")
-        if not original.is_file() or original.read_text(encoding="utf-8", errors="replace") != text:
+        text = _text_or_none(path, scratch)  # a script may have left a link here: never read through it
+        if text is not None and _text_or_none(job_dir / "code" / path.name, job_dir) != text:
             out[path.name] = text
     return out
+
+
+def _text_or_none(path: Path, beneath: Path) -> str | None:
+    try:
+        return read_text(path, beneath=beneath)
+    except (OSError, UnicodeDecodeError, InsightloomError):
+        return None
 
 
 def _write_record(job_dir: Path, result: FollowupResult, scripts: dict[str, str]) -> str:

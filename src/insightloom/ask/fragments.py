@@ -27,10 +27,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from insightloom.analysis_utils.result_notes import RESULTS_FILE, read_results
+from insightloom.analysis_utils.result_notes import RESULTS_FILE, parse_results
 from insightloom.calc_refs import CALC_REF_RE
 from insightloom.errors import InsightloomError
-from insightloom.fileio import read_json, write_json
+from insightloom.fileio import read_json, read_text, write_json
 from insightloom.report.calcinfo import CalcInfo, load_calc_info
 from insightloom.report.labels import Labels, is_label_cell, load_labels, uncited_claims
 from insightloom.report.markdown_blocks import parse_markdown, plain_text, split_row
@@ -216,9 +216,21 @@ def _draft(source: str, section: str, parts: list[_Rendered], head: str = "") ->
     return _Draft(source, section, text, values)
 
 
+def _job_text(root: Path, name: str) -> str:
+    """A job text file read without following a link a script planted ("" when missing or unsafe)."""
+    path = root / name
+    if not path.is_file() and not path.is_symlink():
+        return ""
+    try:
+        return read_text(path, beneath=root)
+    except (OSError, UnicodeDecodeError, InsightloomError) as exc:
+        logger.warning("not reading %s for the job's knowledge: %s", name, exc)
+        return ""
+
+
 def _results(job: _Job) -> Iterator[_Draft]:
     """One fragment per ``all_results.txt`` section: its findings, then its table."""
-    for section in read_results(job.root / RESULTS_FILE):
+    for section in parse_results(_job_text(job.root, RESULTS_FILE)):
         title = _scrub(plain_text(section.title)[0]) or "results"
         findings = [s for finding in section.findings for s in _sentences(finding, job)]
         rows = [split_row(line) for line in section.table.splitlines() if not _is_rule(line)]
@@ -247,12 +259,12 @@ def _calculations(job: _Job) -> Iterator[_Draft]:
 
 def _report(job: _Job) -> Iterator[_Draft]:
     """One fragment per report paragraph, bullet list or table, under its nearest heading."""
-    path = job.root / REPORT_FILE
-    if not path.is_file():
+    text = _job_text(job.root, REPORT_FILE)
+    if not text:
         return
     section = "report"
     parts: list[tuple[str, str, list[_Rendered]]] = []  # (block kind, heading, rendered sentences or rows)
-    for block in parse_markdown(path.read_text(encoding="utf-8")):
+    for block in parse_markdown(text):
         if block.kind == "heading":
             section = _scrub(plain_text(block.text)[0]) or section
         elif block.kind == "bullet" and parts and parts[-1][:2] == ("bullet", section):

@@ -27,6 +27,7 @@ YUMMY = DATA / "yummy-food" / "yummy-food-market.csv"
 TOKEN = "lane-token-0123456789abcdef"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 JOB_S = 240.0
+TERMINAL = ("completed", "needs_review", "failed", "cancelled")
 
 
 class Lane:
@@ -64,7 +65,11 @@ class Lane:
     def wait_status(self, job_id: str, *statuses: str, timeout: float = JOB_S) -> dict:
         def reached() -> dict | None:
             status = self.job(job_id)
-            return status if status.get("status") in statuses else None
+            if status.get("status") not in statuses:
+                return None
+            # job.json changes just before the terminal event is appended: wait for the event too
+            ended = status["status"] not in TERMINAL or any(e["kind"] == status["status"] for e in self.events(job_id))
+            return status if ended else None
 
         return wait_until(reached, timeout, f"job {job_id} to be one of {statuses}")
 

@@ -20,8 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import BadInputError, UnsafePathError
-from .fileio import read_text
-from .jobs import write_json
+from .fileio import open_lock_file, read_text, write_json
 
 logger = logging.getLogger(__name__)
 LOCK_FILE = "job.lock"
@@ -31,6 +30,8 @@ STALE_AFTER_S = 60.0
 MAX_AHEAD_S = 60.0
 #: A lock record is a few hundred bytes; anything bigger is not one.
 _MAX_LOCK_BYTES = 4096
+#: How long taking the lock waits for the guard: a script can hold a flock on it, and must not stall the host.
+GUARD_WAIT_S = 30.0
 
 
 class JobLocked(BadInputError):
@@ -141,28 +142,46 @@ class JobLock:
         while not self._stop.wait(HEARTBEAT_S):
             try:
                 if self._owned():
-                    write_json(self.path, self._payload())
-            except OSError:
+                    write_json(self.path, self._payload(), beneath=self.path.parent)
+            except (OSError, UnsafePathError):
                 logger.warning("could not refresh %s", self.path)
 
     def __enter__(self) -> JobLock:
-        guard = self.path.with_name(f".{LOCK_FILE}.guard")
-        with open(guard, "a+", encoding="utf-8") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
+        job_dir = self.path.parent
+        fd = open_lock_file(self.path.with_name(f".{LOCK_FILE}.guard"), beneath=job_dir)
+        try:
+            self._take_guard(fd)
             try:
-                if lock_alive(self.path.parent):
+                if lock_alive(job_dir):
                     data = _read_lock(self.path) or {}
                     raise JobLocked(
-                        f"Job {self.path.parent} is running elsewhere (pid {data.get('pid')} on {data.get('host')}).",
+                        f"Job {job_dir} is running elsewhere (pid {data.get('pid')} on {data.get('host')}).",
                         "wait for it to finish, or stop that process; a lock older than 60 s on another host is "
                         "ignored.",
                     )
-                write_json(self.path, self._payload())  # a stale lock (its owner is gone) is replaced
+                write_json(self.path, self._payload(), beneath=job_dir)  # a stale lock (its owner is gone) is replaced
             finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
+                fcntl.flock(fd, fcntl.LOCK_UN)
+        finally:
+            os.close(fd)
         self._thread = threading.Thread(target=self._beat, name=f"joblock-{self.path.parent.name}", daemon=True)
         self._thread.start()
         return self
+
+    def _take_guard(self, fd: int) -> None:
+        """``flock`` the guard, waiting at most :data:`GUARD_WAIT_S`: a script may hold it to stall the host."""
+        deadline = time.monotonic() + GUARD_WAIT_S
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise JobLocked(
+                        f"Job {self.path.parent}: its lock guard stayed held for {GUARD_WAIT_S:.0f} s.",
+                        "stop whatever holds it (a leftover script process), or delete the guard file and retry.",
+                    ) from None
+                self._stop.wait(0.05)
 
     def __exit__(self, *exc: object) -> None:
         self._stop.set()

@@ -16,6 +16,7 @@ from typing import Any, Literal
 from .errors import BadInputError
 from .events import EventLog
 from .fileio import read_json, write_json, write_text_atomic
+from .storage.ids import job_id_of
 from .timeutil import compact_utc, utc_now
 
 logger = logging.getLogger(__name__)
@@ -31,13 +32,17 @@ def new_job_id() -> str:
 
 
 def iter_jobs(artifacts: Path) -> Iterator[tuple[Path, dict[str, Any]]]:
-    """Each job folder under ``artifacts`` with its job.json, oldest first; unreadable ones are skipped."""
+    """Each job folder under ``artifacts`` with its job.json, oldest first; unreadable ones are skipped.
+
+    The artifacts folder is the host's, but a job.json is its job's: it is read without following a link a script
+    planted in its place.
+    """
     if not artifacts.is_dir():
         return
     for path in sorted(artifacts.glob("*/job.json")):
         try:
-            yield path.parent, read_json(path)
-        except (OSError, ValueError):
+            yield path.parent, read_json(path, beneath=path.parent)
+        except (OSError, ValueError, BadInputError):
             logger.warning("skipping %s: job.json is unreadable", path.parent)
 
 
@@ -81,20 +86,33 @@ class JobFolder:
         job = cls(root, job_id)
         now = utc_now()
         write_json(
-            root / "job.json", {"id": job_id, "status": "queued", "stage": None, "created_at": now, "updated_at": now}
+            root / "job.json",
+            {"id": job_id, "status": "queued", "stage": None, "created_at": now, "updated_at": now},
+            beneath=root,
         )
         return job
 
     @classmethod
     def open(cls, root: Path) -> JobFolder:
-        """Open an existing job folder by its ``job.json``."""
+        """Open an existing job folder by its ``job.json``, its id from the folder (:func:`job_id_of`).
+
+        Raises:
+            BadInputError: No job.json, an unreadable one, or one whose id disagrees with its folder or is no id
+                (a script may rewrite job.json: its id would otherwise name the follow-up's scratch path).
+        """
         root = root.expanduser().resolve()
         path = root / "job.json"
         if not path.is_file():
             raise BadInputError(
                 f"{root} is not a job folder (no job.json).", "pass a folder made by `insightloom run`."
             )
-        return cls(root, read_json(path, beneath=root)["id"])
+        try:
+            status = read_json(path, beneath=root)
+        except (OSError, ValueError) as exc:
+            raise BadInputError(
+                f"{path} is not readable JSON ({type(exc).__name__}).", "restore the job's job.json from a backup."
+            ) from None
+        return cls(root, job_id_of(root, status.get("id") if isinstance(status, dict) else None))
 
     def path(self, *parts: str) -> Path:
         return self.root.joinpath(*parts)

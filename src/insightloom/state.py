@@ -16,7 +16,7 @@ from typing import Any
 
 from .context.budget import compress_text
 from .context.tokens import count_tokens
-from .jobs import read_json, write_json
+from .fileio import read_json, write_json
 from .plan import split_not_possible
 from .timeutil import utc_now
 
@@ -202,7 +202,7 @@ class SharedState:
     def load(cls, path: Path) -> SharedState:
         if not path.exists():
             return cls(path=path)
-        data = read_json(path)
+        data = read_json(path, beneath=path.parent)  # a job file: never through a link a script planted
         return cls(data["messages"], data["clues"], data["full_plan"], list(data["history"]), path=path)
 
     def record(self, agent: str, message: str, clue_budget: int = DEFAULT_CLUE_BUDGET) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import tempfile
 from pathlib import Path
 
 import pandas as pd
@@ -11,6 +12,7 @@ import pytest
 
 from insightloom.agents import factory
 from insightloom.analysis.catalog import AnalysisSpec
+from insightloom.ask import analyze
 from insightloom.ask.analyze import plan_task, run_followup
 from insightloom.ask.fragments import load_knowledge
 from insightloom.config import Settings
@@ -298,6 +300,31 @@ def test_scripts_only_touch_the_scratch_copy_and_tampering_is_refused(
     assert [p.relative_to(job).as_posix() for p in job.rglob("*") if p.is_file() and p not in before] == [
         "ask/analyses/1.json"
     ]
+
+
+@pytest.mark.e2e
+def test_the_scratch_copy_is_a_fresh_temp_folder_with_the_jobs_files_removed_afterwards(
+    job: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    temp_root = tmp_path / "tmp-root"
+    temp_root.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp_root))
+    seen: dict[str, object] = {}
+
+    def coder(rt, task):  # type: ignore[no-untyped-def]
+        seen["root"] = rt.job.root
+        seen["files"] = {p.relative_to(rt.job.root).as_posix(): p.read_bytes() for p in rt.job.root.rglob("*.*")}
+        return ""
+
+    monkeypatch.setattr(analyze, "run_coder", coder)
+    run_followup(job, "What is the average revenue by channel?", settings=offline())
+    scratch = seen["root"]
+    job_id = json.loads((job / "job.json").read_text(encoding="utf-8"))["id"]
+    assert isinstance(scratch, Path) and scratch.parent.parent == temp_root and job_id not in str(scratch)
+    wanted = [p for folder in analyze.COPIED_DIRS for p in (job / folder).rglob("*.*")]
+    wanted += [job / name for name in analyze.COPIED_FILES]
+    assert seen["files"] == {p.relative_to(job).as_posix(): p.read_bytes() for p in wanted}
+    assert list(temp_root.iterdir()) == []  # removed, though the Coder left the follow-up normally
 
 
 @pytest.mark.e2e

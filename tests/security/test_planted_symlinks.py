@@ -151,7 +151,7 @@ def test_checks_never_read_a_cached_table_a_script_replaced_with_a_link(tmp_path
     pd.DataFrame({"region": ["a", "b"], "amount": [1, 2]}).to_csv(tmp_path / "in" / "sales.csv", index=False)
     job = tmp_path / "job"
     ingest([tmp_path / "in" / "sales.csv"], job)
-    assert load_views(job)["sales"].is_file()
+    assert load_views(job)["sales"].path.is_file()
     other = tmp_path / "other-job.parquet"
     pd.DataFrame({"secret": [42]}).to_parquet(other)
     (job / "cache" / "sales.parquet").unlink()

@@ -35,6 +35,18 @@ def secret(tmp_path: Path) -> Path:
     return path
 
 
+def served(store: LocalStore, relative: str) -> bytes | None:
+    """What a download of ``relative`` streams: the bytes of the handle the store opened, or None (not found)."""
+    opened = store.open_file(JOB, relative)
+    if opened is None:
+        return None
+    handle, size = opened
+    with handle:
+        data = handle.read()
+    assert len(data) == size
+    return data
+
+
 def test_open_store_without_a_uri_is_the_local_folder(tmp_path: Path) -> None:
     store = open_store(None, tmp_path / "a" / ".." / "artifacts")
     assert isinstance(store, LocalStore)
@@ -78,8 +90,9 @@ def test_never_reads_or_lists_through_a_planted_link(store: LocalStore, tmp_path
     assert store.read_bytes(JOB, "plan.md") is None
     assert store.read_from(JOB, "plan.md", 0) == b""
     assert store.read_bytes(JOB, "linked/data.csv") is None
-    assert store.file_path(JOB, "plan.md") is None and store.file_path(JOB, "linked/data.csv") is None
-    assert store.file_path(JOB, "report/final_report.md") == job / "report" / "final_report.md"
+    assert served(store, "plan.md") is None and served(store, "linked/data.csv") is None
+    assert served(store, "report/final_report.docx") is None
+    assert served(store, "report/final_report.md") == b"# Report\n"
     assert "plan.md" not in store.list_files(JOB) and "linked/data.csv" not in store.list_files(JOB)
     assert "report/final_report.docx" not in store.list_files(JOB)
 
@@ -87,13 +100,13 @@ def test_never_reads_or_lists_through_a_planted_link(store: LocalStore, tmp_path
 def test_a_planted_fifo_is_not_read(store: LocalStore) -> None:
     os.mkfifo(store.job_dir(JOB) / "events.fifo")
     assert store.read_bytes(JOB, "events.fifo") is None  # returns at once instead of blocking on the pipe
-    assert store.file_path(JOB, "events.fifo") is None
+    assert served(store, "events.fifo") is None
 
 
 @pytest.mark.parametrize("relative", ["../secret.txt", "/etc/passwd", "a//b", "./job.json", "job.json\x00", ""])
 def test_paths_that_could_leave_the_folder_are_refused(store: LocalStore, relative: str) -> None:
     assert store.read_bytes(JOB, relative) is None
-    assert store.file_path(JOB, relative) is None
+    assert served(store, relative) is None
     with pytest.raises(BadInputError):
         store.write_bytes(JOB, relative, b"x")
 
@@ -111,7 +124,7 @@ def test_hidden_files_and_the_lock_are_not_served(store: LocalStore) -> None:
     job = store.job_dir(JOB)
     (job / "job.lock").write_text("{}", encoding="utf-8")
     (job / ".hidden").write_text("x", encoding="utf-8")
-    assert store.file_path(JOB, "job.lock") is None and store.file_path(JOB, ".hidden") is None
+    assert served(store, "job.lock") is None and served(store, ".hidden") is None
 
 
 def test_write_bytes_replaces_a_planted_link_instead_of_writing_through_it(store: LocalStore, tmp_path: Path) -> None:

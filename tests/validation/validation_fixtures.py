@@ -8,6 +8,8 @@ from typing import Any
 
 import pandas as pd
 
+from insightloom.validation.jobfiles import write_profile
+
 
 def sales_frame() -> pd.DataFrame:
     """120 orders over three regions; amounts are whole KRW."""
@@ -22,15 +24,11 @@ def sales_frame() -> pd.DataFrame:
 
 
 def write_job(job_dir: Path, frame: pd.DataFrame, calcs: list[dict[str, Any]], view: str = "sales") -> Path:
-    """Write cache/<view>.parquet, cache/profile.json and calculation_metadata.json."""
+    """Write cache/<view>.parquet, cache/profile.json (with its manifest) and calculation_metadata.json."""
     (job_dir / "cache").mkdir(parents=True, exist_ok=True)
     frame.to_parquet(job_dir / "cache" / f"{view}.parquet", index=False)
-    profile = {
-        "tables": [{"view": view, "file": f"{view}.csv", "sheet": None, "parquet": f"cache/{view}.parquet"}],
-        "aliases": {"data": view},
-        "language": "en",
-    }
-    (job_dir / "cache" / "profile.json").write_text(json.dumps(profile), encoding="utf-8")
+    table = {"view": view, "file": f"{view}.csv", "sheet": None, "parquet": f"cache/{view}.parquet"}
+    write_profile(job_dir, [table], {"data": view})  # with the manifest (sha256, bytes) intake would record
     metadata = {"generated_at": "2025-01-01T00:00:00Z", "calculations": calcs}
     (job_dir / "calculation_metadata.json").write_text(json.dumps(metadata), encoding="utf-8")
     return job_dir

@@ -18,6 +18,7 @@ import pytest
 
 from insightloom.analysis_utils import write_utils_module
 from insightloom.validation import record_llm_verification, select_for_llm, validate_job
+from insightloom.validation.jobfiles import write_profile
 from insightloom.validation.recipes import expression, selected_tasks, verification_script
 from repo_paths import REPO
 
@@ -35,9 +36,7 @@ def _job(root: Path, total: int) -> tuple[Path, list[dict]]:
     job = root / f"job{total}"
     (job / "cache").mkdir(parents=True)
     FRAME.to_parquet(job / "cache" / "sales.parquet", index=False)
-    profile = {"tables": [{"view": "sales", "file": "sales.csv", "parquet": "cache/sales.parquet"}],
-               "aliases": {"data": "sales"}}  # fmt: skip
-    (job / "cache" / "profile.json").write_text(json.dumps(profile), encoding="utf-8")
+    write_profile(job, [{"view": "sales", "file": "sales.csv", "parquet": "cache/sales.parquet"}], {"data": "sales"})
     calcs = [_calc("checked_total", 29.0, "high", check="SELECT SUM(amount) FROM data")]
     for i in range(total - 1):
         recipe, value = RECIPES[i % len(RECIPES)]

@@ -9,6 +9,8 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+from insightloom.fileio import write_text_atomic
+
 logger = logging.getLogger(__name__)
 
 UTILS_FILENAME = "coder_analysis_utils.py"
@@ -67,9 +69,11 @@ def generate_utils_module() -> str:
 
 
 def write_utils_module(code_dir: Path) -> Path:
-    """Write ``coder_analysis_utils.py`` into ``code_dir`` (created when missing) and return its path."""
-    code_dir.mkdir(parents=True, exist_ok=True)
+    """Write ``coder_analysis_utils.py`` into ``code_dir`` (created when missing) and return its path.
+
+    The host writes it into the job folder (``code_dir``'s parent) without following a link a script planted there.
+    """
     path = code_dir / UTILS_FILENAME
-    path.write_text(generate_utils_module(), encoding="utf-8")
+    write_text_atomic(path, generate_utils_module(), beneath=code_dir.parent)
     logger.debug("wrote %s", path)
     return path

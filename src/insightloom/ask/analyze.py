@@ -1,8 +1,10 @@
 """Verified new numbers for a follow-up question (``insightloom ask --analyze``): a bounded follow-up analysis.
 
 When an answer needs a number no fragment holds, the Coder runs once more, as a tool agent, on a SCRATCH copy of the
-job (``data/``, ``cache/``, ``code/``, ``calculation_metadata.json``; copied, never linked, into a temporary folder
-outside the job), so its scripts never see the real job folder and cannot rewrite its calculation_metadata.json.
+job (``data/``, ``cache/``, ``code/``, ``calculation_metadata.json``; regular files copied, never linked, into a
+fresh ``mkdtemp`` folder outside the job, removed afterwards), so its scripts never see the real job folder and cannot
+rewrite its calculation_metadata.json. A link anywhere in what is copied refuses the follow-up (it could point into
+another job), and the job's id comes from its folder, never from job.json alone (:meth:`JobFolder.open`).
 Then:
 
 - the new calculation ids (ids the job does not have) are re-computed by the Validator's DuckDB checks against the
@@ -39,8 +41,8 @@ from typing import Any
 from ..analysis import choices
 from ..analysis.catalog import AnalysisSpec
 from ..config import Settings
-from ..errors import BadInputError, BudgetExceeded, InsightloomError
-from ..fileio import read_json, read_text, write_json
+from ..errors import BadInputError, BudgetExceeded, InsightloomError, UnsafePathError
+from ..fileio import copy_regular_tree, list_regular_files, read_json, read_text, write_json
 from ..fonts import has_cjk
 from ..joblock import JobLock
 from ..jobs import JobFolder
@@ -303,17 +305,27 @@ def coder_task(question: str, item: str, existing: list[str]) -> str:
 # The scratch copy and its runtime
 
 
-def copy_scratch(job_dir: Path, scratch: Path) -> None:
-    """Copy what the follow-up's scripts may read into ``scratch``; links are copied as links, never followed."""
-    for name in COPIED_DIRS:
-        if (job_dir / name).is_dir():
-            shutil.copytree(job_dir / name, scratch / name, symlinks=True)
-        else:
-            (scratch / name).mkdir(parents=True)
-    for name in COPIED_FILES:
-        if (job_dir / name).is_file() and not (job_dir / name).is_symlink():
-            shutil.copy2(job_dir / name, scratch / name)
-    for name in ("charts", "transcripts"):
+def copy_scratch(job_dir: Path, scratch: Path, *, max_bytes: int | None = None) -> None:
+    """Copy what the follow-up's scripts may read into ``scratch``: regular files only, never through a link.
+
+    A script of the job may have replaced ``data/`` or ``code/`` (or a file inside) with a link to another job's
+    folder; copying through it would hand that job's files to the follow-up's scripts, so any link refuses the
+    follow-up, named, instead of being copied or skipped.
+
+    Raises:
+        UnsafePathError: A copied folder or file is, or holds, a symbolic link; or the copy passes ``max_bytes``.
+    """
+    left = max_bytes
+    try:
+        for name in (*COPIED_DIRS, *COPIED_FILES):
+            try:
+                copied = copy_regular_tree(job_dir / name, scratch / name, beneath=job_dir, max_bytes=left)
+            except FileNotFoundError:
+                continue
+            left = None if left is None else left - copied
+    except UnsafePathError as exc:
+        raise UnsafePathError(f"The follow-up analysis was refused: {exc.message}", exc.fix) from None
+    for name in (*COPIED_DIRS, "charts", "transcripts"):
         (scratch / name).mkdir(exist_ok=True)
 
 
@@ -465,10 +477,15 @@ def _check_finished(job: JobFolder) -> None:
 def _scripts(scratch: Path, job_dir: Path) -> dict[str, str]:
     """The scripts the follow-up wrote or changed in its code/ (name -> source)."""
     out: dict[str, str] = {}
-    for path in sorted((scratch / "code").glob("*.py")):
-        text = _text_or_none(path, scratch)  # a script may have left a link here: never read through it
-        if text is not None and _text_or_none(job_dir / "code" / path.name, job_dir) != text:
-            out[path.name] = text
+    try:
+        names = list_regular_files(scratch / "code", beneath=scratch)  # never through a link a script left
+    except (OSError, InsightloomError):
+        logger.warning("follow-up: its code/ is no real folder any more; its scripts are not recorded")
+        return out
+    for name in (n for n in names if n.endswith(".py")):
+        text = _text_or_none(scratch / "code" / name, scratch)
+        if text is not None and _text_or_none(job_dir / "code" / name, job_dir) != text:
+            out[name] = text
     return out
 
 
@@ -481,12 +498,24 @@ def _text_or_none(path: Path, beneath: Path) -> str | None:
 
 def _write_record(job_dir: Path, result: FollowupResult, scripts: dict[str, str]) -> str:
     folder = job_dir.joinpath(*RECORDS_DIR)
-    folder.mkdir(parents=True, exist_ok=True)
-    number = 1 + max((int(p.stem) for p in folder.glob("*.json") if p.stem.isdigit()), default=0)
+    try:
+        names = list_regular_files(folder, beneath=job_dir)  # a link on the way refuses, as the write would
+    except FileNotFoundError:
+        names = []  # the write makes the folder
+    stems = (name.removesuffix(".json") for name in names if name.endswith(".json"))
+    number = 1 + max((int(stem) for stem in stems if stem.isdigit()), default=0)
     path = folder / f"{number}.json"
     data = dataclasses.asdict(result) | {"record": str(path.relative_to(job_dir)), "scripts": scripts}
     write_json(path, data, beneath=job_dir)
     return data["record"]
+
+
+def _remove_scratch(tmp: Path) -> None:
+    """Remove the scratch folder (``rmtree`` removes a link a script left, never what it points to)."""
+    try:
+        shutil.rmtree(tmp)
+    except OSError as exc:
+        logger.warning("could not remove the follow-up's scratch folder %s: %s", tmp, exc)
 
 
 def run_followup(
@@ -507,7 +536,9 @@ def run_followup(
         lock: The job's lock as a context manager (the artifact store's lock in a service); default ``JobLock``.
 
     Raises:
-        BadInputError: The folder is no job, or the job is not finished.
+        BadInputError: The folder is no job, its job.json's id disagrees with its folder, or the job is not
+            finished.
+        UnsafePathError: What the scratch copy takes holds a symbolic link (named, with the fix).
         JobLocked: Another process holds the job's lock at merge time.
     """
     started = time.perf_counter()
@@ -517,10 +548,11 @@ def run_followup(
     language = "ko" if has_cjk(question) else "en"
     task = plan_task(question, read_json(job.path("cache", "profile.json"), beneath=job.root), language)
     result = FollowupResult(question=question, item=task.item, missing=task.missing)
-    with tempfile.TemporaryDirectory(prefix="insightloom-followup-") as tmp:
-        scratch = Path(tmp) / job.id
+    tmp = Path(tempfile.mkdtemp(prefix="insightloom-followup-"))  # never a path made of anything job.json says
+    try:
+        scratch = tmp / "job"
         scratch.mkdir()
-        copy_scratch(job.root, scratch)
+        copy_scratch(job.root, scratch, max_bytes=int(settings.max_job_mb * 1024 * 1024))
         rt = scratch_runtime(job, scratch, settings, question, task.item, cap_usd)
         result.stopped = run_coder(rt, coder_task(question, task.item, list(existing)))
         calcs, result.refused = new_calculations(scratch, existing)
@@ -531,6 +563,8 @@ def run_followup(
         total = rt.ledger.total()
         result.cost_usd, result.tokens, result.model_calls = total.cost_usd, total.all_tokens, total.calls
         scripts = _scripts(scratch, job.root)
+    finally:
+        _remove_scratch(tmp)
     if result.new_ids:
         reindex(job.root)
     result.seconds = round(time.perf_counter() - started, 3)

@@ -29,8 +29,8 @@ from strands.models import Model
 from ..agents.factory import CACHE_POINT_PROVIDERS, system_prompt_for
 from ..config import Settings
 from ..context.budget import split_units
-from ..errors import BadInputError
-from ..fileio import read_json
+from ..errors import BadInputError, UnsafePathError
+from ..fileio import is_regular_file, read_json
 from ..jobs import JobFolder
 from ..models import make_model
 from ..report.render import DOCX_NAME, MARKDOWN_NAME
@@ -148,12 +148,12 @@ def answerable_jobs(job_dirs: Sequence[Path]) -> list[_Job]:
         root = Path(job_dir).resolve()
         try:
             status = read_json(root / "job.json", beneath=root)
-        except (OSError, ValueError):
+        except (OSError, ValueError, UnsafePathError):
             logger.warning("skipping %s: it is no job folder", root)
             continue
-        has_report = (root / DOCX_NAME).is_file() or (root / MARKDOWN_NAME).is_file()
+        has_report = any(is_regular_file(root / name, beneath=root) for name in (DOCX_NAME, MARKDOWN_NAME))
         if status.get("status") in _TERMINAL_WITH_REPORT and has_report:
-            jobs.append(_Job(root, str(status.get("id") or JobFolder.open(root).id)))
+            jobs.append(_Job(root, JobFolder.open(root).id))  # the id from the folder, checked against job.json
     if not jobs:
         names = ", ".join(str(p) for p in job_dirs) or "none given"
         raise BadInputError(

@@ -30,10 +30,11 @@ from typing import Any
 from insightloom.analysis_utils.result_notes import RESULTS_FILE, parse_results
 from insightloom.calc_refs import CALC_REF_RE
 from insightloom.errors import InsightloomError
-from insightloom.fileio import read_json, read_text, write_json
+from insightloom.fileio import is_regular_file, list_regular_files, read_json, read_text, write_json
 from insightloom.report.calcinfo import CalcInfo, load_calc_info
 from insightloom.report.labels import Labels, is_label_cell, load_labels, uncited_claims
 from insightloom.report.markdown_blocks import parse_markdown, plain_text, split_row
+from insightloom.storage.ids import job_id_of
 from insightloom.validation.jobfiles import CITATIONS_FILE, METADATA_FILE, PROFILE_FILE
 
 logger = logging.getLogger(__name__)
@@ -281,8 +282,7 @@ def _report(job: _Job) -> Iterator[_Draft]:
 
 def _charts(job: _Job) -> Iterator[_Draft]:
     """One fragment per chart sidecar: title, caption and alt text (numbers removed by the claim rule)."""
-    folder = job.root / "charts"
-    for sidecar in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+    for sidecar in _chart_sidecars(job.root):
         try:
             meta = read_json(sidecar, beneath=job.root)
         except (OSError, ValueError, InsightloomError):
@@ -294,6 +294,19 @@ def _charts(job: _Job) -> Iterator[_Draft]:
         draft = _draft("chart", chart, parts, head=f"Chart {chart}:")
         if draft:
             yield draft
+
+
+def _chart_sidecars(root: Path) -> list[Path]:
+    """``charts/*.json``, listed without following a link a script planted (none when there is no folder)."""
+    folder = root / "charts"
+    try:
+        names = list_regular_files(folder, beneath=root)
+    except FileNotFoundError:
+        return []
+    except (OSError, InsightloomError) as exc:
+        logger.warning("not reading the chart sidecars for the job's knowledge: %s", exc)
+        return []
+    return [folder / name for name in names if name.endswith(".json")]
 
 
 def _profile_tables(job: _Job) -> list[dict[str, Any]]:
@@ -359,12 +372,20 @@ def _open_job(job_dir: Path) -> _Job:
     verified = {calc_id: info for calc_id, info in calcs.items() if info.status == VERIFIED}
     return _Job(
         root=root,
-        job_id=str(meta.get("id") or root.name),
+        job_id=_job_id(root, meta),
         date=str(meta.get("updated_at") or meta.get("created_at") or ""),
         verified=verified,
         importance=_calc_importance(root),
         labels=load_labels(root),
     )
+
+
+def _job_id(root: Path, meta: dict[str, Any]) -> str:
+    """The job's id as its folder gives it; the folder's name when job.json's id is missing or disagrees."""
+    try:
+        return job_id_of(root, meta.get("id") if isinstance(meta, dict) else None)
+    except InsightloomError:
+        return root.name  # job.json's id is not to be trusted: a script may have rewritten it
 
 
 def _calc_importance(root: Path) -> dict[str, float]:
@@ -437,10 +458,16 @@ def _read_stored(path: Path, job_dir: Path) -> list[KnowledgeFragment] | None:
 
 
 def _newest_source(job_dir: Path) -> float:
-    paths = [job_dir / name for name in _SOURCE_FILES]
-    charts = job_dir / "charts"
-    paths += sorted(charts.glob("*.json")) if charts.is_dir() else []
-    return max((p.stat().st_mtime for p in paths if p.is_file()), default=0.0)
+    paths = [job_dir / name for name in _SOURCE_FILES] + _chart_sidecars(job_dir)
+    return max((_mtime(p, job_dir) for p in paths), default=0.0)
+
+
+def _mtime(path: Path, job_dir: Path) -> float:
+    """A source file's modification time; 0 when it is missing, or a link or FIFO a script left in its place."""
+    try:
+        return path.lstat().st_mtime if is_regular_file(path, beneath=job_dir) else 0.0
+    except OSError:  # removed in between
+        return 0.0
 
 
 def _write(job_dir: Path, fragments: list[KnowledgeFragment]) -> None:

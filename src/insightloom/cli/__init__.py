@@ -11,7 +11,7 @@ import signal
 import sys
 import tempfile
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -20,7 +20,9 @@ from rich.table import Table
 from .. import __version__
 from ..config import Settings, load_settings, resolve_auto_provider
 from ..errors import BadInputError, InsightloomError
-from ..jobs import JobFolder, iter_jobs, read_json
+from ..fileio import is_regular_file, read_json
+from ..jobs import JobFolder, iter_jobs
+from ..storage.ids import job_id_of
 from .progress import ProgressPrinter, TerminalReviewer
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Data files + a request → a verified, cited report.")
@@ -95,10 +97,13 @@ def _run(
     outcome = run_job(opts, reviewer, job=job)
     if outcome.answer:
         typer.echo(outcome.answer)
-    if not quiet and (outcome.job_dir / "usage.json").exists():
+    if not quiet and is_regular_file(outcome.job_dir / "usage.json", beneath=outcome.job_dir):
         from ..telemetry.report import usage_table
 
-        err.print(usage_table(read_json(outcome.job_dir / "usage.json")))
+        try:
+            err.print(usage_table(_usage(outcome.job_dir)))
+        except InsightloomError as exc:  # replaced or broken since the check: the run's outcome still prints
+            err.print(f"usage: {exc}", highlight=False)
     colour = {"completed": "green", "needs_review": "yellow"}.get(outcome.status, "red")
     line = f"[{colour}]{outcome.status}[/{colour}] in {outcome.seconds:.1f}s"
     if outcome.report:
@@ -231,10 +236,27 @@ def usage(job_dir: Annotated[Path, typer.Argument(help="A job folder.")]) -> Non
     from ..telemetry.report import usage_table
 
     try:
-        root = JobFolder.open(job_dir).root
+        Console().print(usage_table(_usage(JobFolder.open(job_dir).root)))
     except InsightloomError as exc:
         raise _fail(exc) from None
-    Console().print(usage_table(read_json(root / "usage.json")))
+
+
+def _usage(root: Path) -> dict[str, Any]:
+    """A job's usage.json, read without following a link a script planted (a job file is hostile input).
+
+    Raises:
+        BadInputError: It is missing or not JSON; UnsafePathError: it is a link, not a regular file, or too large.
+    """
+    path = root / "usage.json"
+    try:
+        data = read_json(path, beneath=root)
+    except FileNotFoundError:
+        raise BadInputError(f"{path} not found.", "usage is recorded once an agent has run; run the job.") from None
+    except (OSError, ValueError) as exc:
+        raise BadInputError(f"{path} is unreadable ({exc}).", "resume the job to write it again.") from exc
+    if not isinstance(data, dict):
+        raise BadInputError(f"{path} is not a usage record.", "resume the job to write it again.")
+    return data
 
 
 @app.command()
@@ -272,8 +294,12 @@ def jobs(
     except InsightloomError as exc:
         raise _fail(exc) from None
     table = Table("id", "status", "stage", "created_at")
-    for _, data in iter_jobs(root):
-        table.add_row(data.get("id", "?"), data.get("status", "?"), str(data.get("stage")), data.get("created_at", ""))
+    for folder, data in iter_jobs(root):
+        try:  # the id as the folder gives it: job.json's alone may have been rewritten by a script
+            job_id = job_id_of(folder, data.get("id"))
+        except BadInputError:
+            job_id = f"{folder.name} (job.json id refused)"
+        table.add_row(job_id, data.get("status", "?"), str(data.get("stage")), data.get("created_at", ""))
     Console().print(table)
 
 
@@ -431,7 +457,7 @@ def audit(job_dir: Annotated[Path, typer.Argument(help="A job folder with final_
 
     try:
         root = JobFolder.open(job_dir).root
-        if not (root / "final_report.docx").exists():
+        if not is_regular_file(root / "final_report.docx", beneath=root):
             raise BadInputError(f"{root} has no final_report.docx.", "run the job to completion first.")
         # A standalone re-audit has no Reporter to retry: defects mean needs_review, not retry.
         settings = load_settings(None)

@@ -143,6 +143,10 @@ def prepare_generic(out_w: int, err_w: int, status_w: int, spec_r: int, *, netwo
         error = kernel.unshare(kernel.CLONE_NEWNET)  # only a down loopback: no network at all
         if error:
             notes.append(f"network namespace: {error}")
+    # After the last step that needs privilege: the uid switch still can, since this keeps the effective set.
+    error = kernel.drop_bounding_set()
+    if error:
+        notes.append(f"capability bounding set: {error}")
     return notes
 
 
@@ -183,19 +187,22 @@ def _confine(spec: dict) -> list[str]:
 
 
 def _drop_user(spec: dict) -> None:
-    """In a job's sandbox, become the unprivileged sandbox uid before any script code runs.
+    """In a job's sandbox, become the unprivileged sandbox uid and hold no capability before any script code runs.
 
     The server and the supervisor set up namespaces and Landlock with the sandbox's root; the script itself must
-    never hold it, so a failed switch stops the run instead of running the script as root.
+    never hold it, so a failed switch stops the run instead of running the script as root. The bounding set was
+    emptied earlier (``prepare_generic``), so no program the script starts can regain a capability either.
     """
     uid = spec["isolate"].get("run_as_uid")
-    if uid is None or os.geteuid() != 0:
-        return
-    os.setgroups([])
-    os.setresgid(uid, uid, uid)
-    os.setresuid(uid, uid, uid)
-    if os.getuid() != uid or os.geteuid() != uid:
-        raise OSError(f"could not switch to the sandbox uid {uid}")
+    if uid is not None and os.geteuid() == 0:
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
+        if os.getuid() != uid or os.geteuid() != uid:
+            raise OSError(f"could not switch to the sandbox uid {uid}")
+    error = kernel.clear_capabilities()  # what the switch left (inheritable), or a user namespace's whole set
+    if error:
+        raise OSError(f"could not drop the script's capabilities: {error}")
 
 
 def run_prepared(spec: dict, notes: list[str]) -> int:

@@ -17,8 +17,15 @@ CLONE_NEWPID = 0x20000000
 CLONE_NEWNET = 0x40000000
 
 PR_SET_PDEATHSIG = 1
+PR_CAPBSET_READ = 23
+PR_CAPBSET_DROP = 24
 PR_SET_CHILD_SUBREAPER = 36
 PR_SET_NO_NEW_PRIVS = 38
+PR_CAP_AMBIENT = 47
+PR_CAP_AMBIENT_CLEAR_ALL = 4
+_LINUX_CAPABILITY_VERSION_3 = 0x20080522
+#: Capability numbers are below 64 (the kernel's last is ``/proc/sys/kernel/cap_last_cap``, about 40).
+_CAP_NUMBERS = range(64)
 
 # Landlock syscalls share one number on every architecture we care about (x86_64, aarch64).
 _SYS_LANDLOCK_CREATE_RULESET = 444
@@ -51,6 +58,14 @@ class _RulesetAttr(ctypes.Structure):
         ("handled_access_net", ctypes.c_uint64),
         ("scoped", ctypes.c_uint64),
     ]
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
 
 
 class _PathBeneathAttr(ctypes.Structure):
@@ -130,6 +145,37 @@ def kill_me_with_parent(sig: int) -> str | None:
     """Have the kernel send ``sig`` to this process when its parent (the supervisor) dies."""
     if _libc().prctl(PR_SET_PDEATHSIG, sig, 0, 0, 0) != 0:
         return _errno_text()
+    return None
+
+
+def drop_bounding_set() -> str | None:
+    """Empty the capability bounding set, so nothing this process or its descendants run can ever gain one.
+
+    Needs ``CAP_SETPCAP`` and leaves the effective and permitted sets alone, so it comes before the uid switch
+    (which needs ``CAP_SETUID``) and the switch then empties those.
+    """
+    libc = _libc()
+    for cap in _CAP_NUMBERS:
+        held = libc.prctl(PR_CAPBSET_READ, cap, 0, 0, 0)
+        if held < 0:
+            break  # past the kernel's last capability
+        if held and libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0:
+            return f"PR_CAPBSET_DROP({cap}): {_errno_text()}"
+    return None
+
+
+def clear_capabilities() -> str | None:
+    """Empty the effective, permitted, inheritable and ambient capability sets (dropping is always allowed).
+
+    After a switch from root to another uid the kernel has emptied all but the inheritable set; in a user namespace
+    of our own (an unprivileged host) nothing was switched, so this is what takes the namespace's capabilities away.
+    """
+    libc = _libc()
+    libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)  # fails only where ambient sets do not exist
+    header = _CapHeader(_LINUX_CAPABILITY_VERSION_3, 0)
+    data = (_CapData * 2)()
+    if libc.capset(ctypes.byref(header), data) != 0:
+        return f"capset: {_errno_text()}"
     return None
 
 

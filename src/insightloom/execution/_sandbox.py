@@ -173,6 +173,7 @@ class Run:
         self.captures = {self.out_r: OutputCapture(cap), self.err_r: OutputCapture(cap)}
         self.status = b""
         self.timed_out = False
+        self.stopped = False
         self.wait_status: int | None = None
         self.cpu_s = 0.0
         self.max_rss_mb = 0.0
@@ -202,6 +203,28 @@ class Run:
         self.timed_out = True
         _kill_quietly(self.pid)
 
+    def stop(self) -> None:
+        """The host asked (the job folder went over its quota): end the run as the clock would, not as a timeout."""
+        self.stopped = True
+        _kill_quietly(self.pid)
+
+    def on_control(self, fd: int) -> bool:
+        """Read the host's control channel once: a message stops the run, EOF (the host gave up) kills it.
+
+        Returns:
+            False at EOF (stop watching the channel).
+        """
+        try:
+            data = os.read(fd, 64)
+        except OSError:
+            data = b""
+        if self.exited_at is None:
+            if data:
+                self.stop()
+            else:
+                self.kill()  # nobody will collect the result: do not leave the script running
+        return bool(data)
+
     def reap(self) -> None:
         """Collect the exit status and CPU usage from the kernel (the child's word is not needed)."""
         _pid, self.wait_status, usage = os.wait4(self.pid, 0)
@@ -224,6 +247,7 @@ class Run:
         return {
             "exit_code": os.waitstatus_to_exitcode(self.wait_status) if self.wait_status is not None else None,
             "timed_out": self.timed_out,
+            "stopped": self.stopped,
             "cpu_s": self.cpu_s,
             "max_rss_mb": self.max_rss_mb,
             "duration_s": round((self.exited_at or time.monotonic()) - self.started, 4),
@@ -311,10 +335,12 @@ def _kill_quietly(pid: int) -> None:
         os.kill(pid, signal.SIGKILL)
 
 
-def _watch(run: Run) -> None:
-    """Pump output until the child exits or its deadline passes (then kill it)."""
+def _watch(run: Run, control: int | None = None) -> None:
+    """Pump output until the child exits or its deadline passes (then kill it), or the host stops it."""
     with selectors.DefaultSelector() as sel:
         sel.register(run.pidfd, selectors.EVENT_READ, "exit")
+        if control is not None:
+            sel.register(control, selectors.EVENT_READ, "control")
         for fd in run.open_fds:
             sel.register(fd, selectors.EVENT_READ, "pipe")
         while True:
@@ -326,7 +352,10 @@ def _watch(run: Run) -> None:
             if any(key.data == "exit" for key, _mask in events):
                 return
             for key, _mask in events:
-                if not run.feed(key.fd):
+                if key.data == "control":
+                    if not run.on_control(key.fd):
+                        sel.unregister(key.fd)
+                elif not run.feed(key.fd):
                     sel.unregister(key.fd)
 
 
@@ -342,10 +371,15 @@ def drain(run: Run) -> None:
                     sel.unregister(key.fd)
 
 
-def supervise(spec: dict) -> dict:
+def supervise(spec: dict, control: int | None = None) -> dict:
     """Fork the child, enforce the wall clock, clean up every descendant and describe what happened.
 
     Must run in a process dedicated to this one run: it becomes a subreaper and enters a pid namespace.
+
+    Args:
+        spec: The run's spec.
+        control: A descriptor from the host: any message on it stops the script (the job-folder quota), EOF
+            kills it (the host gave up waiting).
     """
     early: list[str] = []
     if spec["isolate"].get("own_userns") and os.environ.get("INSIGHTLOOM_IN_USERNS") != "1":
@@ -362,7 +396,7 @@ def supervise(spec: dict) -> dict:
         raise OSError("the script process died before it received its spec")
     run = Run(spec, child)
     run.active, run.notes = active, notes
-    _watch(run)
+    _watch(run, control)
     run.reap()
     run.leftovers = kill_descendants()
     drain(run)
@@ -386,7 +420,7 @@ def main() -> int:
     else:
         spec = json.loads(sys.stdin.read())
         try:
-            result = supervise(spec)
+            result = supervise(spec, spec.get("control_fd"))
         except BaseException:
             result = {"runner_error": traceback.format_exc()}
     sys.stdout.write(json.dumps(result))

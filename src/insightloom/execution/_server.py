@@ -201,8 +201,12 @@ class _Server:
             _log("refused a connection that did not come from the host")
             conn.close()
             return
-        spec = _read_spec(conn)
+        spec, early = _read_spec(conn)
         if spec is None:
+            conn.close()
+            return
+        if early:  # the host already asked to stop (its job folder was over quota before the script began)
+            _send(conn, _not_started())
             conn.close()
             return
         run = None
@@ -225,15 +229,13 @@ class _Server:
         self.sel.register(conn, selectors.EVENT_READ, ("conn", run))
 
     def _host_event(self, conn: socket.socket, run: _sandbox.Run) -> None:
-        """The host only ever closes its end early (it gave up): stop the script."""
+        """The host sends a byte to stop the script (the job folder went over quota; the reply still goes back), or
+        closes its end early (it gave up: the script is killed and nobody gets a reply)."""
+        if run.on_control(conn.fileno()):
+            return
         self.sel.unregister(conn)
-        with contextlib.suppress(OSError):
-            if conn.recv(1):
-                return
         self.runs[run] = None
         conn.close()
-        if run.exited_at is None:
-            run.kill()
 
     def _finish(self, run: _sandbox.Run) -> None:
         for fd in list(run.open_fds):
@@ -263,7 +265,7 @@ class _Server:
             devnull = os.open(os.devnull, os.O_RDONLY)
             os.dup2(devnull, 0)
             try:
-                result = _sandbox.supervise(spec)
+                result = _sandbox.supervise(spec, conn.fileno())
             except BaseException:
                 result = {"runner_error": traceback.format_exc()}
             _send(conn, result)
@@ -273,22 +275,29 @@ class _Server:
             os._exit(code)
 
 
-def _read_spec(conn: socket.socket) -> dict | None:
-    """The host sends one JSON line right after connecting."""
+def _read_spec(conn: socket.socket) -> tuple[dict | None, bytes]:
+    """The host sends one JSON line right after connecting; return it and any bytes after it (a stop request)."""
     try:
         conn.setblocking(True)
         conn.settimeout(10)
         data = b""
-        while not data.endswith(b"\n") and len(data) < _MAX_SPEC_BYTES:
+        while b"\n" not in data and len(data) < _MAX_SPEC_BYTES:
             chunk = conn.recv(65536)
             if not chunk:
-                return None
+                return None, b""
             data += chunk
         conn.settimeout(None)
-        return json.loads(data.decode())
+        line, _newline, rest = data.partition(b"\n")
+        return json.loads(line.decode()), rest
     except (OSError, ValueError) as exc:
         _log(f"bad request: {exc}")
-        return None
+        return None, b""
+
+
+def _not_started() -> dict:
+    """The report of a run the host stopped before its script began."""
+    empty = _sandbox.OutputCapture(1).as_dict()
+    return {"exit_code": None, "timed_out": False, "stopped": True, "cpu_s": 0.0, "stdout": empty, "stderr": empty}
 
 
 def _send(conn: socket.socket, result: dict) -> None:

@@ -30,6 +30,17 @@ STALE_AFTER_S = 600.0
 
 
 @dataclass(frozen=True)
+class CapEvents:
+    """How often the group's caps struck: processes the memory cap killed, forks the process cap refused."""
+
+    oom_kills: int = 0
+    forks_refused: int = 0
+
+    def since(self, before: CapEvents) -> CapEvents:
+        return CapEvents(self.oom_kills - before.oom_kills, self.forks_refused - before.forks_refused)
+
+
+@dataclass(frozen=True)
 class CgroupSupport:
     """Which cgroup version the runner can use, and why (for ``doctor``)."""
 
@@ -98,6 +109,8 @@ class SandboxCgroup:
         if support.version is None:
             raise OSError(support.detail)
         self.version = support.version
+        self.memory_mb = memory_mb
+        self.max_pids = max_pids
         _sweep_stale_once()
         memory = str(int(memory_mb * 1024 * 1024))
         if self.version == 2:
@@ -130,6 +143,7 @@ class SandboxCgroup:
                 (self.dirs[0] / "memory.limit_in_bytes").write_text(limit)
                 with contextlib.suppress(OSError):
                     (self.dirs[0] / "memory.memsw.limit_in_bytes").write_text(limit)
+            self.memory_mb = memory_mb
         except OSError as exc:
             logger.debug("memory cap of %s unchanged: %s", self.dirs[0], exc)
 
@@ -159,12 +173,15 @@ class SandboxCgroup:
     def oom_kills(self) -> int:
         """How many processes the memory cap has killed so far."""
         name = "memory.events" if self.version == 2 else "memory.oom_control"
-        with contextlib.suppress(OSError, ValueError):
-            for line in (self.dirs[0] / name).read_text().splitlines():
-                key, _, value = line.partition(" ")
-                if key == "oom_kill":
-                    return int(value)
-        return 0
+        return _counter(self.dirs[0] / name, "oom_kill")
+
+    def forks_refused(self) -> int:
+        """How many forks the process cap has refused so far (``max`` in ``pids.events``, v1 and v2 alike)."""
+        return _counter(self.dirs[-1] / "pids.events", "max")
+
+    def events(self) -> CapEvents:
+        """Both counters now: read before and after a script to learn what its caps did to it."""
+        return CapEvents(self.oom_kills(), self.forks_refused())
 
     def close(self) -> None:
         """Kill whatever is left in the group and remove it."""
@@ -179,6 +196,16 @@ class SandboxCgroup:
         for folder in self.dirs:
             with contextlib.suppress(OSError):
                 folder.rmdir()
+
+
+def _counter(path: Path, name: str) -> int:
+    """One ``key value`` line of a cgroup events file, 0 when absent or unreadable."""
+    with contextlib.suppress(OSError, ValueError):
+        for line in path.read_text().splitlines():
+            key, _, value = line.partition(" ")
+            if key == name:
+                return int(value)
+    return 0
 
 
 def _children(pid: int) -> list[int]:

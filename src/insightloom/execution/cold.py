@@ -6,6 +6,8 @@ full interpreter start and heavy imports (about 1.4 s for pandas + numpy + matpl
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import json
 import logging
 import os
@@ -13,6 +15,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from insightloom.execution.bwrap import (
@@ -24,8 +27,9 @@ from insightloom.execution.bwrap import (
     seed_mpl_cache,
     start_sandboxed,
 )
-from insightloom.execution.cgroups import SandboxCgroup, cgroup_support
+from insightloom.execution.cgroups import CapEvents, SandboxCgroup, cgroup_support
 from insightloom.execution.limits import Limits, RunResult
+from insightloom.execution.quota import QuotaWatch
 from insightloom.execution.runner_base import (
     HOST_GRACE_S,
     build_spec,
@@ -35,6 +39,7 @@ from insightloom.execution.runner_base import (
     kill_leftovers,
     make_run_dir,
     make_runs_root,
+    note_run_limits,
     sandbox_env,
     sandboxed_isolation,
     snapshot,
@@ -80,7 +85,7 @@ class ColdRunner:
         try:
             if runs_root is None:
                 spec = build_spec(script, job_dir, limits, run_dir, self.isolate, mpl_cache=self._mpl_cache_dir())
-                raw = self._supervise(spec, limits, run_dir)
+                raw = self._supervise(spec, limits, Path(job_dir), run_dir)
             else:
                 mpl = str(seed_mpl_cache(Path(run_dir) / "mpl-seed"))
                 give_to_sandbox(Path(run_dir))
@@ -95,27 +100,34 @@ class ColdRunner:
         new_files = sorted(snapshot(Path(job_dir)) - before)
         return to_result(raw, limits, duration_s=duration, new_files=new_files, runner=self.name)
 
-    def _supervise(self, spec: dict, limits: Limits, run_dir: str) -> dict:
-        proc = subprocess.Popen(
-            [self.python, str(SANDBOX_FILE)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=child_env(),
-            cwd=run_dir,
-        )
+    def _supervise(self, spec: dict, limits: Limits, job_dir: Path, run_dir: str) -> dict:
+        with _control_pipe() as (control, stop):
+            proc = subprocess.Popen(
+                [self.python, str(SANDBOX_FILE)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=child_env(),
+                cwd=run_dir,
+                pass_fds=(control,),
+            )
+            spec = {**spec, "control_fd": control}
+            stopper = functools.partial(os.write, stop, b"S")
+            with QuotaWatch(job_dir, limits.max_job_mb, limits.max_job_files, stopper) as watch:
+                try:
+                    out, err = proc.communicate(json.dumps(spec).encode(), timeout=limits.timeout_s + HOST_GRACE_S)
+                except subprocess.TimeoutExpired:
+                    kill_leftovers(run_dir)
+                    proc.kill()
+                    proc.communicate()
+                    return host_killed(limits, "timeout")
         try:
-            out, err = proc.communicate(json.dumps(spec).encode(), timeout=limits.timeout_s + HOST_GRACE_S)
-        except subprocess.TimeoutExpired:
-            kill_leftovers(run_dir)
-            proc.kill()
-            proc.communicate()
-            return host_killed(limits, "timeout")
-        try:
-            return json.loads(out.decode())
+            raw: dict = json.loads(out.decode())
         except ValueError:
             tail = err.decode(errors="replace")[-2000:]
             return {"runner_error": f"cold runner exited {proc.returncode} without a report:\n{tail}"}
+        note_run_limits(raw, None, CapEvents(), watch)
+        return raw
 
     def _supervise_sandboxed(self, spec: dict, limits: Limits, job_dir: Path, runs_root: str) -> dict:
         """The supervisor in a sandbox of its own, held to one memory and process cap with everything it starts."""
@@ -126,26 +138,37 @@ class ColdRunner:
         argv = sandbox_argv(sandbox, [self.python, str(SANDBOX_FILE)])
         cgroup = _run_cgroup(limits)
         try:
-            proc = start_sandboxed(
-                argv, cgroup, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=BWRAP_ENV
-            )
+            with _control_pipe() as (control, stop):
+                proc = start_sandboxed(
+                    argv,
+                    cgroup,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    env=BWRAP_ENV,
+                    pass_fds=(control,),
+                )
+                spec = {**spec, "control_fd": control}
+                stopper = functools.partial(os.write, stop, b"S")
+                with QuotaWatch(job_dir, limits.max_job_mb, limits.max_job_files, stopper) as watch:
+                    try:
+                        out, err = proc.communicate(json.dumps(spec).encode(), timeout=limits.timeout_s + HOST_GRACE_S)
+                    except subprocess.TimeoutExpired:
+                        proc.kill()  # bwrap's death ends its pid namespace: the supervisor and every script process
+                        proc.communicate()
+                        return host_killed(limits, "timeout")
             try:
-                out, err = proc.communicate(json.dumps(spec).encode(), timeout=limits.timeout_s + HOST_GRACE_S)
-            except subprocess.TimeoutExpired:
-                proc.kill()  # bwrap's death ends its pid namespace: the supervisor and every script process
-                proc.communicate()
-                return host_killed(limits, "timeout")
-            oom = cgroup.oom_kills() if cgroup is not None else 0
+                raw: dict = json.loads(out.decode())
+            except ValueError:
+                tail = err.decode(errors="replace")[-2000:]
+                oom = cgroup.oom_kills() if cgroup is not None else 0
+                why = " (the run's processes together hit the memory cap)" if oom else ""
+                return {"runner_error": f"cold runner exited {proc.returncode} without a report{why}:\n{tail}"}
+            note_run_limits(raw, cgroup, CapEvents(), watch)  # a fresh group per run: its counters start at 0
+            return raw
         finally:
             if cgroup is not None:
                 cgroup.close()
-        try:
-            raw: dict = json.loads(out.decode())
-        except ValueError:
-            tail = err.decode(errors="replace")[-2000:]
-            why = " (the run's processes together hit the memory cap)" if oom else ""
-            return {"runner_error": f"cold runner exited {proc.returncode} without a report{why}:\n{tail}"}
-        return raw
 
     def _mpl_cache_dir(self) -> str | None:
         """matplotlib's cache folder (its own lookup rule), whose font list the child copies instead of rebuilding.
@@ -162,6 +185,17 @@ class ColdRunner:
 #: A cold script's interpreter and imports, on top of its own memory cap, in its cgroup (MiB).
 INTERPRETER_RESERVE_MB = 384
 MAX_PIDS = 128
+
+
+@contextlib.contextmanager
+def _control_pipe() -> Iterator[tuple[int, int]]:
+    """(read end for the supervisor, write end for the host): any byte written stops the script, EOF kills it."""
+    read_end, write_end = os.pipe()
+    try:
+        yield read_end, write_end
+    finally:
+        os.close(read_end)
+        os.close(write_end)
 
 
 def _run_cgroup(limits: Limits) -> SandboxCgroup | None:

@@ -10,10 +10,15 @@ import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from insightloom.printable import printable_name
+
 logger = logging.getLogger(__name__)
 
 #: Possible ``RunResult.status`` values.
-STATUSES = ("ok", "error", "timeout", "memory", "cpu", "file_size", "output_cut", "killed", "runner_error")
+STATUSES = (
+    "ok", "error", "timeout", "memory", "processes", "cpu", "file_size", "quota", "output_cut", "killed",
+    "runner_error",
+)  # fmt: skip
 _MAX_FILES_LISTED = 20
 
 
@@ -28,6 +33,9 @@ class Limits:
         output_chars: Characters of stdout+stderr shown to the model (head and tail).
         file_size_mb: Largest file the script may write (RLIMIT_FSIZE), in MiB.
         max_output_bytes: Bytes of each stream kept by the runner (head and tail); the rest is counted, not kept.
+        max_job_mb: The job-folder quota on bytes (setting ``max_job_mb``), watched by the host while the script
+            runs; None for none.
+        max_job_files: The job-folder quota on files (setting ``max_job_files``), watched the same way.
     """
 
     timeout_s: float = 120
@@ -36,6 +44,8 @@ class Limits:
     output_chars: int = 1500
     file_size_mb: int = 512
     max_output_bytes: int = 1_000_000
+    max_job_mb: float | None = None
+    max_job_files: int | None = None
 
     def as_spec(self) -> dict:
         """The subset the sandbox enforces, as plain JSON."""
@@ -88,7 +98,8 @@ class RunResult:
         stderr: Captured stderr, cut the same way.
         cut_chars: Characters of output the runner did not keep (both streams).
         new_files: Files that appeared in the job folder, relative to it, POSIX style.
-        killed_reason: A short human sentence when a limit ended the run ("killed after 30 s timeout").
+        killed_reason: A short human sentence when a limit ended the run ("killed after 30 s timeout") or killed
+            some of its processes (the memory cap), with the fix where there is one.
         runner: ``"warm"`` or ``"cold"``: which path actually ran the script.
         cpu_s: CPU seconds used by the script process.
         notes: Isolation that was requested but not available for this run.
@@ -126,7 +137,9 @@ class RunResult:
         code = "not started" if self.exit_code is None else f"exit code {self.exit_code}"
         parts = [f"{wrote}Status: {self.status} ({code}) in {self.duration_s:.2f} s."]
         if self.killed_reason:
-            parts.append(f"Stopped: {self.killed_reason}.")
+            # A cap that killed only some of the script's processes did not stop the script itself.
+            label = "Stopped" if self.exit_code is None or self.exit_code < 0 else "Limit hit"
+            parts.append(f"{label}: {self.killed_reason.rstrip('.')}.")
         if self.cut_chars:
             parts.append(f"The runner kept only the head and tail of the output ({self.cut_chars:,} chars dropped).")
         out_budget, err_budget = _split_budget(len(self.stdout), len(self.stderr), output_chars, self.ok)
@@ -166,6 +179,7 @@ def _stream_block(name: str, text: str, budget: int, *, tail_share: float) -> st
 def _files_block(files: list[str]) -> str:
     if not files:
         return "New files: none."
-    listed = ", ".join(files[:_MAX_FILES_LISTED])
+    # The script chose these names: escaped, none can start a line of its own and pass for a status line.
+    listed = ", ".join(printable_name(name) for name in files[:_MAX_FILES_LISTED])
     more = f" and {len(files) - _MAX_FILES_LISTED} more" if len(files) > _MAX_FILES_LISTED else ""
     return f"New files ({len(files)}): {listed}{more}."

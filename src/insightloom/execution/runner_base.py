@@ -18,7 +18,9 @@ from pathlib import Path
 from typing import Protocol
 
 import insightloom
+from insightloom.execution.cgroups import CapEvents, SandboxCgroup
 from insightloom.execution.limits import Limits, RunResult, human_mb, human_seconds
+from insightloom.execution.quota import QuotaWatch
 
 logger = logging.getLogger(__name__)
 
@@ -225,17 +227,57 @@ def _stream_text(part: dict) -> str:
     return part["head"] + part["tail"]
 
 
+def note_run_limits(raw: dict, cgroup: SandboxCgroup | None, before: CapEvents, watch: QuotaWatch) -> None:
+    """Add to the supervisor's report what the host saw of the run's limits: a quota stop, and what the sandbox's
+    caps did to the script's processes (read from the cgroup, never from anything the script could write)."""
+    if watch.problem is not None:
+        raw["quota"] = watch.problem
+    if cgroup is None:
+        return
+    hit = cgroup.events().since(before)
+    if hit.oom_kills > 0 or hit.forks_refused > 0:
+        raw["cap_events"] = {
+            "oom_kills": hit.oom_kills,
+            "forks_refused": hit.forks_refused,
+            "memory_cap_mb": cgroup.memory_mb,
+            "max_pids": cgroup.max_pids,
+        }
+
+
+def _cap_reason(caps: dict, code: int | None) -> tuple[str, str] | None:
+    """The status and reason when a whole-sandbox cap killed or refused processes of the script, else None."""
+    if caps.get("oom_kills", 0) > 0:
+        itself = " (the script itself among them)" if code == -signal.SIGKILL else ""
+        return "memory", (
+            f"the memory cap ({human_mb(caps['memory_cap_mb'])} for all of this job's processes together) killed "
+            f"{caps['oom_kills']} process(es) of this script{itself}. Fix: hold less in memory at once: fewer "
+            "processes in parallel, only the columns needed, or the data in chunks"
+        )
+    if caps.get("forks_refused", 0) > 0:
+        return "processes", (
+            f"the process cap ({caps['max_pids']} processes and threads for all of this job's processes together) "
+            f"refused {caps['forks_refused']} new process(es) or thread(s) of this script. Fix: start fewer "
+            "processes or threads at once and wait for each batch to end"
+        )
+    return None
+
+
 def classify(raw: dict, limits: Limits) -> tuple[str, str | None]:
-    """Turn what the supervisor saw into a status and a short human reason."""
+    """Turn what the supervisor and the host saw into a status and a short human reason."""
     if raw.get("runner_error"):
         last = raw["runner_error"].strip().splitlines()[-1:] or ["unknown error"]
         return "runner_error", f"the script runner failed: {last[0]}"
     code = raw["exit_code"]
     err = raw["stderr"]["head"] + raw["stderr"]["tail"]
+    if raw.get("quota"):
+        return "quota", raw["quota"]
     if raw.get("timed_out"):
         return "timeout", f"killed after {human_seconds(limits.timeout_s)} timeout"
     if code in (_SIGXCPU_EXIT, -signal.SIGXCPU) or (code == -signal.SIGKILL and raw["cpu_s"] >= limits.cpu_s - 0.5):
         return "cpu", f"exceeded the {human_seconds(limits.cpu_s)} CPU-time limit"
+    capped = _cap_reason(raw.get("cap_events") or {}, code)
+    if capped is not None:
+        return capped
     if code != 0 and "MemoryError" in err:
         return "memory", f"exceeded {human_mb(limits.memory_mb)} memory"
     if code != 0 and ("File too large" in err or code == -signal.SIGXFSZ):

@@ -10,6 +10,7 @@ cold path and the reason is logged once.
 from __future__ import annotations
 
 import atexit
+import functools
 import json
 import logging
 import os
@@ -37,9 +38,10 @@ from insightloom.execution.bwrap import (
     seed_mpl_cache,
     start_sandboxed,
 )
-from insightloom.execution.cgroups import SandboxCgroup, cgroup_support
+from insightloom.execution.cgroups import CapEvents, SandboxCgroup, cgroup_support
 from insightloom.execution.cold import ColdRunner
 from insightloom.execution.limits import Limits, RunResult
+from insightloom.execution.quota import QuotaWatch
 from insightloom.execution.runner_base import (
     HOST_GRACE_S,
     build_spec,
@@ -49,6 +51,7 @@ from insightloom.execution.runner_base import (
     kill_leftovers,
     make_run_dir,
     make_runs_root,
+    note_run_limits,
     sandbox_env,
     sandboxed_isolation,
     snapshot,
@@ -56,6 +59,7 @@ from insightloom.execution.runner_base import (
     warn_once,
 )
 from insightloom.execution.script_paths import ensure_inside_code
+from insightloom.fileio import read_tail
 
 logger = logging.getLogger(__name__)
 
@@ -214,10 +218,10 @@ class WarmRunner:
             sock_path = self._ensure_started(server)
             run_dir = make_run_dir(server.runs_root)
             try:
-                oom_before = 0
+                before = CapEvents()
                 if server.cgroup is not None:
                     server.cgroup.set_memory(limits.memory_mb + SERVER_RESERVE_MB)
-                    oom_before = server.cgroup.oom_kills()
+                    before = server.cgroup.events()
                 spec = build_spec(script, job_dir, limits, run_dir, self._isolate(server), server_cwd=server.dir)
                 try:
                     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -226,11 +230,12 @@ class WarmRunner:
                 except OSError as exc:
                     self._note_dead(server, f"cannot connect: {exc}")
                     continue
-                with conn:
+                # One byte on the connection stops the script; the report still comes back on it.
+                stop = functools.partial(conn.sendall, b"S")
+                with conn, QuotaWatch(job_dir, limits.max_job_mb, limits.max_job_files, stop) as watch:
                     reply, error = _exchange(conn, spec, limits)
                 if reply is not None:
-                    if server.cgroup is not None and server.cgroup.oom_kills() > oom_before and "stderr" in reply:
-                        reply["stderr"]["tail"] += "\n[runner] killed: the job's processes together hit the memory cap"
+                    note_run_limits(reply, server.cgroup, before, watch)
                     return reply
                 if not any(Path(run_dir, name).exists() for name in ("supervisor.pid", "child.pid")):
                     self._note_dead(server, f"server dropped the request ({error})")
@@ -334,7 +339,7 @@ class WarmRunner:
             listener.close()
         ready = _read_ready(server.proc, self.start_timeout_s)
         if ready is None:
-            tail = log_path.read_text(errors="replace")[-1500:] if log_path.exists() else ""
+            tail = read_tail(log_path, beneath=log_path.parent, max_bytes=1500)
             self._stop_locked(server)
             raise ServerUnavailable(f"server did not become ready in {self.start_timeout_s:g} s. {tail}".strip())
         server.started_ms = (time.perf_counter() - began) * 1000
@@ -411,10 +416,8 @@ def _log_tail(server: _Server, size: int = 1500) -> str:
     """The end of the server's own log (its stderr), for a lost run's warning."""
     if not server.dir:
         return ""
-    try:
-        return Path(server.dir, "server.log").read_text(errors="replace")[-size:].strip()
-    except OSError:
-        return ""
+    # The server's folder is bound into its sandbox, so a script may have replaced the log with a FIFO or a link.
+    return read_tail(Path(server.dir, "server.log"), beneath=Path(server.dir), max_bytes=size).strip()
 
 
 def _read_ready(proc: subprocess.Popen, timeout_s: float) -> dict | None:

@@ -43,6 +43,8 @@ def load_column_definitions(path: Path) -> dict[str, str]:
         raise BadInputError(
             f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}.", fix=_FIX
         ) from exc
+    except RecursionError as exc:  # the file is a list of flat objects: thousands of nested brackets are not that
+        raise BadInputError(f"{path}: the JSON is nested too deeply to be column definitions.", fix=_FIX) from exc
     if not isinstance(data, list):
         raise BadInputError(f"{path}: top level must be a list of column entries, got {type(data).__name__}.", fix=_FIX)
     return _entries(path, data)

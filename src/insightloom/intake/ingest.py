@@ -6,18 +6,19 @@ Everything after intake reads ``cache/<view>.parquet`` (pandas in scripts, DuckD
 
 from __future__ import annotations
 
+import io
 import logging
-import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pandas as pd
 
-from insightloom.errors import BadInputError
-from insightloom.fileio import write_text_atomic
+from insightloom.errors import BadInputError, InsightloomError
+from insightloom.fileio import write_chunks_atomic, write_text_atomic
 from insightloom.intake.coerce import coerce_column
 from insightloom.intake.coldefs import load_column_definitions
-from insightloom.intake.inputs import COLUMNS_FILE_NAME, XLSX_SUFFIXES, check_file, copy_into
+from insightloom.intake.inputs import COLUMNS_FILE_NAME, MAX_COLUMNS, XLSX_SUFFIXES, check_file, copy_into
 from insightloom.intake.profile import DataProfile, TableProfile, profile_columns
 from insightloom.intake.readers import RawTable, read_csv, read_xlsx
 from insightloom.intake.roles import classify, detect_language, people_context, unit_for
@@ -27,6 +28,7 @@ logger = logging.getLogger(__name__)
 
 PROFILE_FILE = "profile.json"
 _LANGUAGE_SAMPLE = 50
+_DETAIL_CHARS = 300
 
 
 def ingest(
@@ -36,6 +38,7 @@ def ingest(
     columns_file: Path | None = None,
     max_file_mb: float = 200.0,
     cancelled: Callable[[], bool] | None = None,
+    max_columns: int = MAX_COLUMNS,
 ) -> DataProfile:
     """Copy inputs into ``<job>/data/``, cache each table as Parquet, and write ``<job>/cache/profile.json``.
 
@@ -44,19 +47,23 @@ def ingest(
         job_dir: The job folder.
         columns_file: Optional ``column_definitions.json`` (units and descriptions per column).
         max_file_mb: Largest accepted input, in MB (setting ``max_file_mb``, env ``INSIGHTLOOM_MAX_FILE_MB``).
+        max_columns: Widest accepted table (``inputs.MAX_COLUMNS`` unless given).
 
     Returns:
         The profile that was written.
 
     Raises:
-        BadInputError: A file is missing, empty, header-only, binary, too large, of an unsupported type or
-            malformed, or the column definitions are invalid. The message names the file (and row or field).
+        BadInputError: A file is missing, empty, header-only, binary, too large or too wide, of an unsupported
+            type, malformed or a bomb, or the column definitions are invalid. The message names the file (and row
+            or field). Whatever else goes wrong reading a file is one too (see ``_named_errors``): no input ends
+            in a traceback.
     """
     if not inputs:
         raise BadInputError("No data files were given.", fix="Pass one or more .csv/.xlsx files or a folder.")
     paths = [Path(p) for p in inputs]
     for path in paths:  # vet everything before copying anything
-        check_file(path, max_file_mb)
+        with _named_errors(path, path):
+            check_file(path, max_file_mb, max_columns)
     definitions = load_column_definitions(Path(columns_file)) if columns_file is not None else {}
     job_dir = Path(job_dir)
     data_dir, cache_dir = job_dir / "data", job_dir / "cache"
@@ -71,13 +78,15 @@ def ingest(
     taken: set[str] = set()
     for index, src in enumerate(paths):
         copy = copy_into(src, data_dir, copied)
-        try:
-            raws = read_xlsx(copy, cancelled=cancelled) if copy.suffix.lower() in XLSX_SUFFIXES else [read_csv(copy)]
-        except BadInputError as exc:  # name the user's file, not the job's copy of it
-            raise BadInputError(exc.message.replace(str(copy), str(src)), exc.fix) from exc
-        views = _name_views(copy, raws, taken, aliases)
-        for raw, view in zip(raws, views, strict=True):
-            tables.append(_cache_table(raw, view, copy.name, cache_dir, definitions, texts))
+        with _named_errors(src, copy):
+            raws = (
+                read_xlsx(copy, cancelled=cancelled, max_columns=max_columns)
+                if copy.suffix.lower() in XLSX_SUFFIXES
+                else [read_csv(copy)]
+            )
+            views = _name_views(copy, raws, taken, aliases)
+            for raw, view in zip(raws, views, strict=True):
+                tables.append(_cache_table(raw, view, copy.name, cache_dir, definitions, texts))
         if index == 0 and views[0] != FIRST_INPUT_ALIAS:
             aliases[FIRST_INPUT_ALIAS] = views[0]
             taken.add(FIRST_INPUT_ALIAS)
@@ -86,6 +95,31 @@ def ingest(
     write_text_atomic(cache_dir / PROFILE_FILE, profile.to_json(), beneath=cache_dir.parent)
     logger.info("intake done: %d table(s), language %s", len(tables), profile.language)
     return profile
+
+
+@contextmanager
+def _named_errors(src: Path, copy: Path) -> Iterator[None]:
+    """Make every failure on one input an error naming the user's file (not the job's copy of it).
+
+    An exception that is not ours (a parser's surprise on a hostile file, or a bug) becomes a BadInputError too,
+    exit 2 with one line, never exit 1 with a traceback; the warning names its type and the traceback is logged
+    at debug level (``-vv``), so a real bug stays visible.
+    """
+    try:
+        yield
+    except BadInputError as exc:
+        raise BadInputError(exc.message.replace(str(copy), str(src)), exc.fix) from exc
+    except InsightloomError:
+        raise  # cancelled, or another error with its own exit code
+    except Exception as exc:
+        logger.warning("%s: intake stopped on an unexpected %s (-vv logs its traceback)", src, type(exc).__name__)
+        logger.debug("intake of %s failed", src, exc_info=True)
+        detail = " ".join(str(exc).replace(str(copy), str(src)).split())[:_DETAIL_CHARS]
+        raise BadInputError(
+            f"{src}: intake could not read this file ({type(exc).__name__}: {detail or 'no detail'}).",
+            fix="re-export it as CSV (UTF-8) or .xlsx from the program that made it; if a clean export fails too, "
+            "report it with the log of a run with -vv.",
+        ) from exc
 
 
 def _copy_columns_file(src: Path, data_dir: Path) -> None:
@@ -132,9 +166,12 @@ def _cache_table(
             numeric_text.append(str(name))
     frame = pd.DataFrame(typed)
     parquet = cache_dir / f"{view}.parquet"
-    tmp = parquet.with_suffix(".parquet.tmp")
-    frame.to_parquet(tmp, index=False, engine="pyarrow")
-    os.replace(tmp, parquet)
+    # Written through the no-follow API, which also hashes what it writes: the profile records the file's SHA-256
+    # and size, and checks read only a file that still matches them (docs/profile.md, "The Parquet manifest").
+    buffer = io.BytesIO()
+    frame.to_parquet(buffer, index=False, engine="pyarrow")
+    data = buffer.getvalue()
+    digest = write_chunks_atomic(parquet, [data], beneath=cache_dir.parent)
     roles: dict[str, str] = {}
     units: dict[str, str | None] = {}
     people = people_context(typed)
@@ -154,6 +191,8 @@ def _cache_table(
         file=file_name,
         sheet=raw.sheet,
         parquet=f"cache/{parquet.name}",
+        sha256=digest,
+        bytes=len(data),
         rows=len(frame),
         columns=columns,
         encoding=raw.encoding,

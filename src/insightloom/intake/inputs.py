@@ -7,8 +7,10 @@ milliseconds with a message naming the file and the fix, instead of as a pandas 
 from __future__ import annotations
 
 import logging
+import re
 import shutil
 import zipfile
+import zlib
 from pathlib import Path
 
 from insightloom.errors import BadInputError
@@ -21,8 +23,29 @@ DATA_SUFFIXES = CSV_SUFFIXES | XLSX_SUFFIXES
 FOLDER_SUFFIXES = frozenset({".csv", ".tsv", ".xlsx", ".xlsm"})
 COLUMNS_FILE_NAME = "column_definitions.json"
 MAX_FILE_ENV = "INSIGHTLOOM_MAX_FILE_MB"
+#: The widest table intake reads (CSV header or XLSX sheet). Intake types and profiles every column, and no report
+#: discusses thousands of them; a CSV's header is counted from its first bytes, before the file is parsed, so a
+#: 10^6-column header is refused in milliseconds instead of filling gigabytes.
+MAX_COLUMNS = 4096
+#: The longest line a CSV may have, in bytes (and the most read to find its header): a line is one row, and no row
+#: of a table is this long. A 200 MB file with no line break is refused before it is parsed.
+MAX_LINE_BYTES = 16 * 1024 * 1024
+#: Parts (zip members) an XLSX may hold: a workbook has tens; an archive of millions of tiny entries is a bomb.
+MAX_XLSX_MEMBERS = 10_000
+#: How many times a part over 1 MiB may expand: real sheets compress 10 to 25 times, a zip bomb about 1,000 times.
+MAX_XLSX_RATIO = 100
+_RATIO_FLOOR_BYTES = 1024 * 1024
+#: Bytes of each XML part read to find its prolog (before the root element), where a DTD would be.
+_PROLOG_BYTES = 64 * 1024
+_UNREADABLE_PART = (zipfile.BadZipFile, NotImplementedError, RuntimeError, EOFError, OSError, ValueError, zlib.error)
+_PROLOG_ITEM = re.compile(r"\s+|<\?.*?\?>|<!--.*?-->", re.DOTALL)
 _SAMPLE_BYTES = 8192
 _MAX_CONTROL_SHARE = 0.10
+#: Lines (blank ones skipped) whose fields are counted: title rows may sit above the header.
+_HEAD_LINES = 5
+#: One or more line breaks (CR, LF or CRLF), with any blank lines between them.
+_LINE_BREAKS = re.compile(rb"(?:\r\n|\r|\n)(?:[ \t]*(?:\r\n|\r|\n))*")
+_QUOTED = re.compile(rb'"[^"]*"')
 
 
 def resolve_inputs(args: list[Path], columns_file: Path | None) -> tuple[list[Path], Path | None]:
@@ -121,8 +144,9 @@ def check_extension(path: Path) -> None:
     raise BadInputError(f"{path}: unsupported file type '{suffix or '(none)'}'.", fix=fix)
 
 
-def check_file(path: Path, max_file_mb: float) -> None:
-    """Vet one data file: exists, supported type, not empty, within the size limit, not binary.
+def check_file(path: Path, max_file_mb: float, max_columns: int = MAX_COLUMNS) -> None:
+    """Vet one data file: exists, supported type, not empty, within the size limit, not binary, not too wide, no
+    line past ``MAX_LINE_BYTES`` at its start, and (XLSX) no zip or XML bomb.
 
     Raises:
         BadInputError: Naming the file and the fix.
@@ -142,17 +166,50 @@ def check_file(path: Path, max_file_mb: float) -> None:
         )
     if path.suffix.lower() in CSV_SUFFIXES:
         _check_text_bytes(path)
+        _check_head(path, max_columns)
     elif path.suffix.lower() in XLSX_SUFFIXES:
-        _check_expanded_size(path, limit, max_file_mb)
+        _check_workbook_archive(path, limit, max_file_mb)
 
 
-def _check_expanded_size(path: Path, limit: float, max_file_mb: float) -> None:
-    """The size limit applies to what a workbook expands to: a few hundred KB can unzip to gigabytes of cells."""
+def _check_workbook_archive(path: Path, limit: float, max_file_mb: float) -> None:
+    """Refuse a zip or XML bomb from the archive's directory and each part's first bytes, before openpyxl opens it.
+
+    Python's zipfile never expands a member past its declared size (a lie ends in a CRC error), so the declared
+    sizes bound what reading can cost.
+    """
     try:
-        with zipfile.ZipFile(path) as archive:
-            expanded = sum(info.file_size for info in archive.infolist())
-    except (zipfile.BadZipFile, OSError):
+        archive = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
+        logger.debug("%s is not a readable zip (%s); the reader reports it", path.name, exc)
         return  # not a zip at all: the reader says so with its own message
+    with archive:
+        infos = archive.infolist()
+        _check_members(path, infos)
+        _check_expanded_size(path, infos, limit, max_file_mb)
+        for info in infos:
+            _check_prolog(path, archive, info)
+
+
+def _check_members(path: Path, infos: list[zipfile.ZipInfo]) -> None:
+    """Too many parts, or a large part that expands far more than real sheets do: a zip bomb."""
+    if len(infos) > MAX_XLSX_MEMBERS:
+        raise BadInputError(
+            f"{path}: the workbook holds {len(infos):,} parts, over the cap of {MAX_XLSX_MEMBERS:,}.",
+            fix="open it in Excel or LibreOffice and save it again as .xlsx, or export the sheet as CSV.",
+        )
+    for info in infos:
+        ratio = info.file_size / max(info.compress_size, 1)
+        if info.file_size > _RATIO_FLOOR_BYTES and ratio > MAX_XLSX_RATIO:
+            raise BadInputError(
+                f"{path}: part {info.filename!r} expands {ratio:,.0f} times ({info.compress_size:,} to "
+                f"{info.file_size:,} bytes), over the cap of {MAX_XLSX_RATIO} times: a zip bomb, not a workbook.",
+                fix="export the data from the program that made it as CSV or a plain .xlsx.",
+            )
+
+
+def _check_expanded_size(path: Path, infos: list[zipfile.ZipInfo], limit: float, max_file_mb: float) -> None:
+    """The size limit applies to what a workbook expands to: a few hundred KB can unzip to gigabytes of cells."""
+    expanded = sum(info.file_size for info in infos)
     if expanded > limit:
         raise BadInputError(
             f"{path}: the workbook expands to {expanded / 1024 / 1024:,.0f} MB, over the max_file_mb limit of "
@@ -160,6 +217,95 @@ def _check_expanded_size(path: Path, limit: float, max_file_mb: float) -> None:
             fix="export the sheet as CSV, or delete unused rows and columns and save again; "
             f"or raise max_file_mb (env {MAX_FILE_ENV}).",
         )
+
+
+def _check_prolog(path: Path, archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> None:
+    """Refuse an XML part that declares a DTD: entities in a DTD make XML bombs (billion laughs) and external
+    entities read local files. Excel never writes one. Only the prolog (what precedes the root element) can hold a
+    DTD, so only the first bytes of each part are read."""
+    if info.is_dir():
+        return
+    try:
+        with archive.open(info) as member:
+            head = member.read(_PROLOG_BYTES)
+    except _UNREADABLE_PART as exc:  # encrypted, corrupt or lying about its size: reading it fails in openpyxl too
+        logger.debug("%s: part %r is unreadable (%s)", path.name, info.filename, exc)
+        return
+    text = _xml_text(head)
+    if text is None:
+        return  # not XML (an image, a binary part): openpyxl does not parse it as XML
+    pos = 0
+    while match := _PROLOG_ITEM.match(text, pos):
+        pos = match.end()
+    rest = text[pos:]
+    if rest.startswith("<!") or (not rest and len(head) == _PROLOG_BYTES):
+        raise BadInputError(
+            f"{path}: part {info.filename!r} declares a document type (DTD) or has an over-long prolog; a workbook "
+            "never does, and a DTD's entities can expand a few bytes into gigabytes or read other files.",
+            fix="open it in Excel or LibreOffice and save it again as .xlsx, or export the sheet as CSV.",
+        )
+
+
+def _xml_text(head: bytes) -> str | None:
+    """The start of an XML part as text (UTF-8 or UTF-16, as XML allows), or None when it is not XML."""
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")) or head[:2] in (b"<\x00", b"\x00<"):
+        codec = "utf-16" if head.startswith((b"\xff\xfe", b"\xfe\xff")) else "utf-16-le" if head[0] else "utf-16-be"
+        text = head[: len(head) // 2 * 2].decode(codec, errors="replace")
+    else:
+        text = head.decode("utf-8-sig", errors="replace")
+    return text if text.lstrip().startswith("<") else None
+
+
+def _check_head(path: Path, max_columns: int) -> None:
+    """Count the fields of the first lines from the file's first bytes, before anything parses the whole file.
+
+    A header wider than ``max_columns``, or a first line with no line break within ``MAX_LINE_BYTES``, is refused
+    here: parsing either would take minutes and gigabytes. Delimiters inside double quotes are not counted; the
+    delimiter is not known yet, so the most frequent candidate counts.
+    """
+    lines, long_line = _head_lines(path)
+    if long_line is not None:
+        raise BadInputError(
+            f"{path}: line {long_line} is longer than {MAX_LINE_BYTES // 1024 // 1024} MB with no line break, so it "
+            "is not a table row.",
+            fix="check that the file is a CSV with one row per line (re-export it), or move very long text out of "
+            "the table.",
+        )
+    delimiters = (b"\t",) if path.suffix.lower() == ".tsv" else (b",", b";", b"\t", b"|")
+    width = max((max(_QUOTED.sub(b"", line).count(d) for d in delimiters) + 1 for line in lines), default=0)
+    if width > max_columns:
+        raise BadInputError(
+            f"{path}: the header has {width:,} columns, over the cap of {max_columns:,} columns.",
+            fix="keep only the columns the analysis needs, or reshape the table to long form (one row per item "
+            "and measure), and run again.",
+        )
+
+
+def _head_lines(path: Path) -> tuple[list[bytes], int | None]:
+    """The first ``_HEAD_LINES`` non-blank lines from the file's first ``MAX_LINE_BYTES``, and the number of a line
+    that runs on past them without a break (None when none does)."""
+    with path.open("rb") as fh:
+        head = fh.read(MAX_LINE_BYTES + 1)
+    lines: list[bytes] = []
+    start = 0
+    for match in _LINE_BREAKS.finditer(head):  # one match per run of blank lines, so at most _HEAD_LINES rounds
+        line = head[start : match.start()]
+        start = match.end()
+        if line.strip():
+            lines.append(line)
+            if len(lines) == _HEAD_LINES:
+                return lines, None
+    if len(head) - start > MAX_LINE_BYTES:
+        return lines, line_number(head, start)
+    if len(head) <= MAX_LINE_BYTES and head[start:].strip():
+        lines.append(head[start:])  # the last line of a small file, with no break after it
+    return lines, None
+
+
+def line_number(data: bytes, offset: int) -> int:
+    """The 1-based number of the line that starts at ``offset``, counting CR, LF and CRLF each as one break."""
+    before = data[:offset]
+    return before.count(b"\n") + before.count(b"\r") - before.count(b"\r\n") + 1
 
 
 def _check_text_bytes(path: Path) -> None:

@@ -12,12 +12,14 @@ import json
 import logging
 import math
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from insightloom.errors import BadInputError
+from insightloom.errors import BadInputError, UnsafePathError
+from insightloom.fileio import read_json
 from insightloom.intake import semantics
 from insightloom.intake.roles import EMAIL_RE, PHONE_RE
 
@@ -31,6 +33,7 @@ _PROMPT_SAMPLE_CHARS = 40
 _WIDE_TABLE_COLUMNS = 40
 _PROMPT_HEADLINES = 5
 _OPTIONAL_KEYS = ("min", "max", "mean", "top_values")
+_NOT_PROMPTED = ("columns", "sha256", "bytes")
 #: Per-column semantics keys, written when intake decided them (older profiles lack them; see ``semantics``).
 _SEMANTIC_KEYS = ("aggregation", "semantic", "unit_scale", "positive_value", "calc_id_stem")
 
@@ -116,6 +119,10 @@ class TableProfile:
     rate_pairs: list[dict[str, Any]] | None = None
     headline_measures: list[dict[str, str]] | None = None
     time_axis: dict[str, Any] | None = None
+    #: The manifest of the Parquet file intake wrote: its SHA-256 and size. Checks read only a file that matches;
+    #: None in a profile written before intake recorded them.
+    sha256: str | None = None
+    bytes: int | None = None
 
     def column(self, name: str) -> ColumnProfile:
         """The profile of column ``name``; raises KeyError naming the known columns."""
@@ -130,6 +137,7 @@ class TableProfile:
             "file": self.file,
             "sheet": self.sheet,
             "parquet": self.parquet,
+            **self._manifest_dict(),
             "rows": self.rows,
             "encoding": self.encoding,
             "control_chars_removed": self.control_chars_removed,
@@ -138,6 +146,10 @@ class TableProfile:
             **self._semantics_dict(),
             "columns": [c.to_dict() for c in self.columns],
         }
+
+    def _manifest_dict(self) -> dict[str, Any]:
+        # Omitted when unknown, so an older profile is written back as it was read.
+        return {k: v for k, v in (("sha256", self.sha256), ("bytes", self.bytes)) if v is not None}
 
     def _semantics_dict(self) -> dict[str, Any]:
         if self.headline_measures is None:
@@ -161,6 +173,8 @@ class TableProfile:
             rate_pairs=data.get("rate_pairs"),
             headline_measures=data.get("headline_measures"),
             time_axis=data.get("time_axis"),
+            sha256=data.get("sha256"),
+            bytes=data.get("bytes"),
         )
 
     def annotate(self, frame: pd.DataFrame | None = None) -> TableProfile:
@@ -222,10 +236,9 @@ class DataProfile:
     @classmethod
     def load(cls, path: Any) -> DataProfile:
         """Read ``cache/profile.json``; a missing or corrupt file is a BadInputError naming it."""
-        try:
-            with open(path, encoding="utf-8") as fh:
-                return cls.from_dict(json.load(fh))
-        except (OSError, ValueError, KeyError) as exc:
+        try:  # a script can write cache/: read without following a link, never blocking on a FIFO
+            return cls.from_dict(read_json(Path(path), beneath=Path(path).parent))
+        except (OSError, UnsafePathError, ValueError, KeyError) as exc:
             raise BadInputError(f"{path}: cannot read the data profile ({exc}).", fix="Run intake again.") from exc
 
     def to_prompt(self, *, max_samples: int | None = None) -> str:
@@ -238,7 +251,8 @@ class DataProfile:
         compact: dict[str, Any] = {"tables": [], "aliases": self.aliases, "language": self.language}
         for table in self.tables:
             limit = max_samples or (3 if len(table.columns) > _WIDE_TABLE_COLUMNS else MAX_SAMPLES)
-            entry = {k: v for k, v in table.to_dict().items() if k != "columns" and v is not None}
+            # The manifest (hash, size) only guards the cache; a model has no use for it.
+            entry = {k: v for k, v in table.to_dict().items() if k not in _NOT_PROMPTED and v is not None}
             for key in ("title_rows_skipped", "text_numeric_columns"):  # said only when intake did something
                 if not entry.get(key):
                     entry.pop(key, None)

@@ -12,16 +12,17 @@ import io
 import logging
 import re
 import time
-import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from insightloom.errors import BadInputError, JobCancelled
 from insightloom.intake.coerce import NA_TOKENS
+from insightloom.intake.inputs import MAX_COLUMNS, MAX_LINE_BYTES, line_number
 
 logger = logging.getLogger(__name__)
 
@@ -32,13 +33,26 @@ MAX_SHEET_CELLS = 10_000_000
 MAX_SHEET_ROWS = 1_048_576
 #: Seconds one workbook may take to read before intake gives up on it.
 XLSX_DEADLINE_S = 120.0
+#: The longest cell intake keeps, in characters (Excel's own cap is 32,767). Longer fields than the csv module's
+#: limit (131,072) are read; a cell past this one is refused, naming its row and column.
+MAX_CELL_CHARS = 1024 * 1024
+#: The longest column name: a name is shown on charts, in the report and in every prompt. A longer "header" is
+#: usually a first data row in a file without a header.
+MAX_LABEL_CHARS = 1000
 _FORMULA_SAMPLE = 50
-_CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+#: Control characters (not tab or line breaks) and the two noncharacters XML forbids too.
+_CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff]")
 _DELIMITERS = ",;\t|"
 # Missing in every column. Softer placeholders ("-", "None", "MISSING") are left to coerce, which drops them only
 # where the rest of the column is numbers or dates, so a category "None" stays distinct from an empty cell.
 _NA_VALUES = ["", *NA_TOKENS]
 _SNIFF_CHARS = 64 * 1024
+#: csv.Sniffer sees no quotes: a quoted cell becomes ``x`` and stray quotes go. Its quote regexes scan to the end
+#: of the sample from every quote, which is quadratic (64 KB of ',"' took 97 s), and only the delimiters outside
+#: quotes tell the delimiter anyway.
+_QUOTED_CELL = re.compile(r'"[^"]*"')
+#: Bytes scanned at a time for the longest line (a few MB of flags, whatever the file's size).
+_SCAN_CHUNK = 8 * 1024 * 1024
 _MAX_HEADER_ROWS = 5
 #: At most this many title rows ("Table 1: Sales by region, 2019") are skipped above a header.
 _MAX_TITLE_ROWS = 3
@@ -69,39 +83,35 @@ class RawTable:
 def read_csv(path: Path) -> RawTable:
     """Decode, sniff the delimiter and split a CSV; the first row is the header, after any title rows above it.
 
+    CR-only and mixed line endings are read as LF, and extra byte-order marks at the start are dropped.
+
     Raises:
-        BadInputError: Empty, header-only or malformed file (naming the line pandas reports).
+        BadInputError: Empty, header-only or malformed file, a line or cell over its cap (naming the line, or the
+            row and column).
     """
-    text, encoding = decode_text(path)
+    data = path.read_bytes()
+    _check_line_lengths(path, data)
+    text, encoding = decode_bytes(path, data)
+    del data
+    text = normalize_newlines(text).lstrip("\ufeff")
     if not text.strip():
         raise BadInputError(f"{path}: file has no content (only whitespace).", fix="Export the data again.")
     delimiter = "\t" if path.suffix.lower() == ".tsv" else sniff_delimiter(text[:_SNIFF_CHARS])
     text, titles = _cut_title_lines(text, delimiter)
     if titles:
         _log_titles(path.name, titles)
-    try:
-        frame = pd.read_csv(
-            io.StringIO(text),
-            sep=delimiter,
-            header=None,
-            dtype=str,
-            keep_default_na=False,
-            na_values=_NA_VALUES,
-            skip_blank_lines=True,
-            engine="c",
-        )
-    except pd.errors.EmptyDataError as exc:
-        raise BadInputError(f"{path}: file has no rows.", fix="Export the data again with a header row.") from exc
-    except pd.errors.ParserError as exc:
-        raise BadInputError(_malformed_message(path, str(exc), delimiter), fix=_malformed_fix(delimiter)) from exc
+    frame = _parse_csv(path, io.BytesIO(text.encode("utf-8")), delimiter)
+    del text
     if len(frame) < 2:
         raise BadInputError(
             f"{path}: has a header row but no data rows.", fix="Export the data again including its rows."
         )
     header = [_clean_label(v) for v in frame.iloc[0].tolist()]
+    check_labels(path, header)
     body = frame.iloc[1:].reset_index(drop=True)
     body.columns = unique_names([h or f"column_{i + 1}" for i, h in enumerate(header)])
     body = _drop_unnamed_empty(body, header)
+    check_cell_lengths(path, body, first_row=len(titles) + 2)
     body, removed = strip_control_chars(body)
     if removed:
         logger.warning("%s: removed %d control character(s) from cells", path.name, removed)
@@ -116,24 +126,115 @@ def read_csv(path: Path) -> RawTable:
     )
 
 
+def _parse_csv(path: Path, source: io.BytesIO, delimiter: str) -> pd.DataFrame:
+    """Split the (UTF-8) text into untyped cells; every parser error names the file (and line) and the fix.
+
+    The text goes to pandas as UTF-8 bytes: a StringIO would hold four bytes per character.
+    """
+    try:
+        return pd.read_csv(
+            source,
+            sep=delimiter,
+            header=None,
+            dtype=str,
+            keep_default_na=False,
+            na_values=_NA_VALUES,
+            skip_blank_lines=True,
+            engine="c",
+            encoding="utf-8",
+        )
+    except pd.errors.EmptyDataError as exc:
+        raise BadInputError(f"{path}: file has no rows.", fix="Export the data again with a header row.") from exc
+    except (pd.errors.ParserError, csv.Error) as exc:
+        raise BadInputError(_malformed_message(path, str(exc), delimiter), fix=_malformed_fix(delimiter)) from exc
+
+
+def normalize_newlines(text: str) -> str:
+    """CRLF and CR-only line endings (old Mac exports, mixed files) as LF, which every later step splits on."""
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+
+def _check_line_lengths(path: Path, data: bytes) -> None:
+    """Refuse a line longer than ``MAX_LINE_BYTES`` before parsing: it is no row of a table, and splitting it
+    would cost seconds and several times its size in memory. CR, LF and CRLF all end a line, in any encoding
+    intake decodes (all are ASCII-compatible)."""
+    length, start = longest_line(data)
+    if length > MAX_LINE_BYTES:
+        raise BadInputError(
+            f"{path}: line {line_number(data, start):,} is {length / 1024 / 1024:,.0f} MB long, over the cap of "
+            f"{MAX_LINE_BYTES // 1024 // 1024} MB per line.",
+            fix="check that the file is a CSV with one row per line (re-export it), or move very long text out of "
+            "the table.",
+        )
+
+
+def longest_line(data: bytes) -> tuple[int, int]:
+    """The length in bytes and the start offset of the longest line, scanned in chunks with numpy."""
+    values = np.frombuffer(data, dtype=np.uint8)
+    best = best_start = start = 0
+    for base in range(0, len(values), _SCAN_CHUNK):
+        chunk = values[base : base + _SCAN_CHUNK]
+        breaks = np.flatnonzero((chunk == 0x0A) | (chunk == 0x0D)) + base
+        if breaks.size:
+            starts = np.concatenate(([start], breaks[:-1] + 1))
+            lengths = breaks - starts
+            i = int(lengths.argmax())
+            if lengths[i] > best:
+                best, best_start = int(lengths[i]), int(starts[i])
+            start = int(breaks[-1]) + 1
+    if len(values) - start > best:
+        best, best_start = len(values) - start, start
+    return best, best_start
+
+
+def check_cell_lengths(path: Path, frame: pd.DataFrame, *, first_row: int, sheet: str | None = None) -> None:
+    """Refuse a text cell longer than ``MAX_CELL_CHARS``, naming its row (numbered as in the file, the first data
+    row being ``first_row``) and its column."""
+    for j, name in enumerate(frame.columns):
+        try:
+            lengths = frame.iloc[:, j].str.len().fillna(0).to_numpy()
+        except AttributeError:  # no text in this column
+            continue
+        if lengths.size and lengths.max() > MAX_CELL_CHARS:
+            where = f" sheet {sheet!r}" if sheet else ""
+            raise BadInputError(
+                f"{path}:{where} row {first_row + int(lengths.argmax()):,}, column {name!r} holds a cell of "
+                f"{int(lengths.max()):,} characters, over the cap of {MAX_CELL_CHARS:,}.",
+                fix="move very long text (documents, encoded files) out of the table, or shorten it, and run again.",
+            )
+
+
 def _cut_title_lines(text: str, delimiter: str) -> tuple[str, list[str]]:
     """Remove title rows (and blank rows) above the header line; return the rest of the text and the titles.
 
     Only the first lines are split (one physical line per row, which title and header rows are), so this stays
     cheap on large files; pandas then parses the remaining text as before.
     """
-    stream = io.StringIO(text)
     rows: list[list[object]] = []
-    for _ in range(_MAX_TITLE_ROWS + 2 + _BODY_SAMPLE):
-        line = stream.readline()
-        if not line or line.count('"') % 2:
+    for line in _first_lines(text, _MAX_TITLE_ROWS + 2 + _BODY_SAMPLE):
+        if line.count('"') % 2:
             break  # a quoted cell spans lines from here: leave the rest to pandas
-        cells = next(csv.reader([line.rstrip("\r\n")], delimiter=delimiter), [])
+        try:
+            cells = next(csv.reader([line], delimiter=delimiter), [])
+        except csv.Error:  # a cell past the csv module's field limit: no title sits here, and pandas reads it
+            break
         rows.append([c.strip() or None for c in cells])
     drop, titles = split_title_rows(rows)
     if drop == 0:
         return text, titles
     return text.split("\n", drop)[-1], titles
+
+
+def _first_lines(text: str, count: int) -> Iterator[str]:
+    """The first ``count`` lines of ``text`` (split on LF), without copying the rest of it."""
+    start = 0
+    for _ in range(count):
+        if start >= len(text):
+            return
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        yield text[start:end]
+        start = end + 1
 
 
 def _log_titles(name: str, titles: list[str]) -> None:
@@ -213,12 +314,16 @@ def strip_control_chars(frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
 
 
 def decode_text(path: Path) -> tuple[str, str]:
+    """Read and decode a file as :func:`decode_bytes` does."""
+    return decode_bytes(path, path.read_bytes())
+
+
+def decode_bytes(path: Path, data: bytes) -> tuple[str, str]:
     """Decode as UTF-8 (with or without BOM), else with the encoding charset-normalizer is sure of.
 
     Raises:
         BadInputError: The bytes are not text (NUL bytes, or no encoding makes sense of them).
     """
-    data = path.read_bytes()
     try:
         return data.decode("utf-8-sig"), "utf-8"
     except UnicodeDecodeError:
@@ -241,7 +346,7 @@ def decode_text(path: Path) -> tuple[str, str]:
 
 def sniff_delimiter(sample: str) -> str:
     """Guess the delimiter from a sample; fall back to the candidate most frequent in the header, then comma."""
-    lines = sample.splitlines()
+    lines = _QUOTED_CELL.sub("x", sample).replace('"', "").replace("'", "").splitlines()
     if len(lines) > 1 and not sample.endswith(("\n", "\r")):
         lines = lines[:-1]  # the last line of a cut sample is partial
     for skip in range(min(_MAX_TITLE_ROWS, max(len(lines) - 2, 0)) + 1):  # a title row above can defeat the sniffer
@@ -283,41 +388,66 @@ def _drop_unnamed_empty(body: pd.DataFrame, header: list[str]) -> pd.DataFrame:
 # --------------------------------------------------------------------------------------------------------- XLSX
 
 
-def read_xlsx(path: Path, *, cancelled: Callable[[], bool] | None = None) -> list[RawTable]:
+def read_xlsx(
+    path: Path, *, cancelled: Callable[[], bool] | None = None, max_columns: int = MAX_COLUMNS
+) -> list[RawTable]:
     """Read every non-empty worksheet, flattening grouped header rows into unique names.
 
     Raises:
-        BadInputError: Not a readable workbook, or no sheet has data rows.
+        BadInputError: Not a readable workbook (any error openpyxl, the zip or the XML parser raises on it), a
+            sheet over the caps, or no sheet has data rows.
     """
-    import openpyxl
-    from openpyxl.utils.exceptions import InvalidFileException
-
     try:
-        wb = openpyxl.load_workbook(path, read_only=True, data_only=True)
-    except (zipfile.BadZipFile, InvalidFileException, KeyError, OSError, ValueError) as exc:
+        tables = _read_sheets(path, cancelled, max_columns)
+        if tables:
+            _check_formulas(path, tables)
+    except (BadInputError, JobCancelled):
+        raise
+    except Exception as exc:  # openpyxl raises whatever its zip or XML layer raised on a broken or hostile file
+        logger.debug("%s: openpyxl failed", path.name, exc_info=True)
+        detail = " ".join(str(exc).split())[:300]  # one line, however long or multi-line the parser's message
         raise BadInputError(
-            f"{path}: not a readable .xlsx workbook ({exc}).",
+            f"{path}: not a readable .xlsx workbook ({type(exc).__name__}: {detail}).",
             fix="Open it in Excel or LibreOffice and save it again as .xlsx, or export the sheet as CSV.",
         ) from exc
+    if not tables:
+        raise BadInputError(
+            f"{path}: no worksheet has a header row and data rows.", fix="Check that the data is in the workbook."
+        )
+    return tables
+
+
+def _read_sheets(path: Path, cancelled: Callable[[], bool] | None, max_columns: int) -> list[RawTable]:
+    import openpyxl
+
+    # With defusedxml installed (a dependency), openpyxl's XML parsing refuses entities too; the archive checks
+    # in intake.inputs already refused any part with a DTD.
+    wb = openpyxl.load_workbook(path, read_only=True, data_only=True)
     tables: list[RawTable] = []
     deadline = time.monotonic() + XLSX_DEADLINE_S
     try:
         for ws in wb.worksheets:
             _check_declared_size(path, ws)
             rows = _trim(_bounded_rows(path, ws, deadline, cancelled))
+            if rows and len(rows[0]) > max_columns:  # counted once empty columns on the right are trimmed
+                raise _too_wide(path, ws.title, len(rows[0]), max_columns)
             table = _sheet_table(path, ws.title, rows)
             if table is not None:
+                first = table.title_rows_skipped + table.header_rows + 1
+                check_cell_lengths(path, table.frame, first_row=first, sheet=ws.title)
                 table.frame, table.control_chars_removed = strip_control_chars(table.frame)
                 tables.append(table)
     finally:
         wb.close()
-    if tables:
-        _check_formulas(path, tables)
-    if not tables:
-        raise BadInputError(
-            f"{path}: no worksheet has a header row and data rows.", fix="Check that the data is in the workbook."
-        )
     return tables
+
+
+def _too_wide(path: Path, sheet: str, columns: int, max_columns: int) -> BadInputError:
+    return BadInputError(
+        f"{path}: sheet {sheet!r} has {columns:,} columns, over the cap of {max_columns:,} columns.",
+        fix="keep only the columns the analysis needs, or reshape the table to long form (one row per item and "
+        "measure), and run again.",
+    )
 
 
 def _too_big(path: Path, sheet: str, what: str) -> BadInputError:
@@ -424,6 +554,7 @@ def _sheet_table(path: Path, sheet: str, rows: list[list[object]]) -> RawTable |
         return None
     depth = header_depth(rows)
     names = flatten_header(rows[:depth])
+    check_labels(path, names, sheet=sheet)
     body = rows[depth:]
     if not body:
         logger.warning("%s sheet %r has only header rows; skipped", path.name, sheet)
@@ -497,11 +628,29 @@ def flatten_header(levels: list[list[object]]) -> list[str]:
 
 
 def _clean_label(v: object) -> str:
+    """A header cell as a column name: whitespace collapsed, control characters (a BEL, an ESC) removed, since a
+    name reaches the DOCX, whose XML forbids them, and the terminal."""
     if v is None or (isinstance(v, float) and pd.isna(v)):
         return ""
     if isinstance(v, float) and v.is_integer():
         v = int(v)
-    return " ".join(str(v).split())
+    return " ".join(_CONTROL_CHARS.sub("", str(v)).split())
+
+
+def check_labels(path: Path, names: list[str], *, sheet: str | None = None) -> None:
+    """Refuse a column name longer than ``MAX_LABEL_CHARS``, naming its position.
+
+    Raises:
+        BadInputError: Naming the file (and sheet), the column and the fix.
+    """
+    for j, name in enumerate(names):
+        if len(name) > MAX_LABEL_CHARS:
+            where = f" sheet {sheet!r}" if sheet else ""
+            raise BadInputError(
+                f"{path}:{where} the name of column {j + 1} is {len(name):,} characters long, over the cap of "
+                f"{MAX_LABEL_CHARS:,} ({name[:40]!r}...).",
+                fix="shorten the header, or add a header row if the first row is data, and run again.",
+            )
 
 
 def unique_names(names: list[str]) -> list[str]:

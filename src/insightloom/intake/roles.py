@@ -18,6 +18,9 @@ logger = logging.getLogger(__name__)
 ROLES = ("date", "measure", "rate", "identifier", "category", "text", "pii")
 CATEGORY_MAX_DISTINCT = 50
 CATEGORY_MAX_SHARE = 0.5
+#: A value longer than this makes a text column free text, never a category: labels are short, and a 100,000-
+#: character "label" would be drawn on a chart axis and written into the report.
+CATEGORY_MAX_CHARS = 200
 
 EMAIL_RE = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
 PHONE_RE = re.compile(r"(?:\+\d{1,3}[\s.-]?)?\(?\d{2,4}\)?[\s.-]?\d{3,4}[\s.-]?\d{4}")
@@ -179,6 +182,8 @@ def _text_role(norm: str, series: pd.Series) -> str:
     share = distinct / len(present)
     if _ID_NAME_RE.search(norm) and share > CATEGORY_MAX_SHARE:
         return "identifier"
+    if present.astype(str).str.len().max() > CATEGORY_MAX_CHARS:
+        return "text"
     if distinct <= CATEGORY_MAX_DISTINCT or share <= CATEGORY_MAX_SHARE:
         return "category"
     return "text"

@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from zipfile import BadZipFile
 
 from docx import Document
 from docx.opc.constants import RELATIONSHIP_TYPE as RT
@@ -38,7 +39,7 @@ from docx.text.run import Run
 
 from insightloom.calc_refs import CALC_REF_RE, FSTRING_HINT, find_near_misses, reference
 from insightloom.errors import BadInputError
-from insightloom.fileio import write_json
+from insightloom.fileio import MAX_READ_BYTES, open_regular, write_json
 from insightloom.report.calcinfo import CalcInfo, load_calc_info
 from insightloom.report.labels import (
     LABEL_STYLE,
@@ -168,10 +169,14 @@ def _other_units(doc: Any, covered: set[Any], section: str) -> list[TextUnit]:
     return units
 
 
-def _read_docx(path: Path) -> tuple[list[TextUnit], list[str]]:
+def _read_docx(path: Path, job_dir: Path) -> tuple[list[TextUnit], list[str]]:
     """Body units (paragraphs and cells before the References heading, then every other paragraph) and the
-    paragraphs after the References heading."""
-    doc = Document(str(path))
+    paragraphs after the References heading.
+
+    python-docx reads the handle ``fileio`` opened (no link followed, a regular file, size-capped), never the path.
+    """
+    with open_regular(path, beneath=job_dir, max_bytes=MAX_READ_BYTES) as (handle, _):
+        doc = Document(handle)
     body = doc.element.body
     items: list[Paragraph | Table] = []
     for child in body.iterchildren():
@@ -403,15 +408,16 @@ def audit_report(job_dir: Path, retry_count: int = 0, *, max_retries: int = 2) -
         The :class:`AuditResult`.
 
     Raises:
-        BadInputError: final_report.docx is missing.
+        BadInputError: final_report.docx is missing or unreadable (UnsafePathError: a link, not a regular file, or
+            too large).
     """
     job_dir = Path(job_dir)
     docx_path = job_dir / DOCX_NAME
-    if not docx_path.is_file():
-        raise BadInputError(f"{docx_path} not found", "Render the report (render_report) before auditing it.")
     try:
-        units, refs = _read_docx(docx_path)
-    except (PackageNotFoundError, KeyError, ValueError, OSError, SyntaxError) as exc:  # lxml's XMLSyntaxError too
+        units, refs = _read_docx(docx_path, job_dir)
+    except FileNotFoundError:
+        raise BadInputError(f"{docx_path} not found", "Render the report (render_report) before auditing it.") from None
+    except (PackageNotFoundError, BadZipFile, KeyError, ValueError, OSError, SyntaxError) as exc:  # XMLSyntaxError
         raise BadInputError(
             f"{docx_path} is not a readable DOCX ({type(exc).__name__}: {exc})",
             "Render the report again (render_report) to rewrite final_report.docx, then audit it.",

@@ -8,7 +8,7 @@ style (it looks like the text around it), which is how the audit knows it is a l
 from __future__ import annotations
 
 import logging
-from pathlib import Path
+from typing import BinaryIO
 
 from docx.document import Document as DocumentObject
 from docx.enum.style import WD_STYLE_TYPE
@@ -92,9 +92,13 @@ def add_paragraph(
     return paragraph
 
 
-def add_picture(doc: DocumentObject, path: Path, alt: str) -> None:
-    """Embed a chart at the width it was drawn for, with its alt text on the drawing (``wp:docPr/@descr``)."""
-    shape = doc.add_picture(str(path), width=Inches(CHART_WIDTH_IN))
+def add_picture(doc: DocumentObject, image: BinaryIO, alt: str) -> None:
+    """Embed a chart at the width it was drawn for, with its alt text on the drawing (``wp:docPr/@descr``).
+
+    ``image`` is the chart's bytes, read by the caller through ``fileio``: python-docx would open a path itself,
+    following a link a script planted there.
+    """
+    shape = doc.add_picture(image, width=Inches(CHART_WIDTH_IN))
     doc_pr = shape._inline.docPr
     doc_pr.set("descr", alt)
     doc_pr.set("title", alt[:250])

@@ -3,6 +3,10 @@
 LibreOffice is optional: without it the job still delivers the DOCX, so this returns None instead of failing.
 Each conversion uses its own throw-away LibreOffice profile, because two concurrent jobs sharing the default profile
 block each other; on timeout the whole process group is killed (soffice forks helpers).
+
+LibreOffice opens the paths it is given and follows links, and the job folder holds untrusted scripts' output, so it
+never sees the job folder: the DOCX is copied through ``fileio`` (no link followed, a regular file) into a private
+temporary folder, converted there, and the PDF is written back into the job through ``fileio`` too.
 """
 
 from __future__ import annotations
@@ -15,9 +19,12 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from ..fileio import open_regular, write_chunks_atomic
+
 logger = logging.getLogger(__name__)
 
 _BINARIES = ("libreoffice", "soffice")
+_CHUNK = 1024 * 1024
 
 
 def find_libreoffice() -> str | None:
@@ -30,7 +37,7 @@ def find_libreoffice() -> str | None:
 
 
 def docx_to_pdf(docx: Path, *, timeout: float = 120.0) -> Path | None:
-    """Convert ``docx`` to a PDF beside it.
+    """Convert ``docx`` (a file directly in its job folder) to a PDF beside it.
 
     Args:
         docx: The DOCX to convert.
@@ -38,33 +45,55 @@ def docx_to_pdf(docx: Path, *, timeout: float = 120.0) -> Path | None:
 
     Returns:
         The PDF path, or None when LibreOffice is missing, fails or times out (logged).
+
+    Raises:
+        FileNotFoundError: There is no DOCX.
+        UnsafePathError: The DOCX is a link or not a regular file (a script planted it).
     """
     exe = find_libreoffice()
     if exe is None:
         logger.info("LibreOffice not installed; skipping PDF (apt-get install libreoffice-writer)")
         return None
-    docx = Path(docx).resolve()
-    target = docx.with_suffix(".pdf")
-    with tempfile.TemporaryDirectory(prefix="insightloom-lo-") as profile:
-        args = [
-            exe,
-            f"-env:UserInstallation={Path(profile).as_uri()}",
-            "--headless",
-            "--convert-to",
-            "pdf",
-            "--outdir",
-            str(docx.parent),
-            str(docx),
-        ]
-        proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
-        try:
-            _out, err = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.communicate()
-            logger.warning("PDF conversion of %s timed out after %.0f s", docx.name, timeout)
+    docx = Path(docx)
+    job_dir, target = docx.parent, docx.with_suffix(".pdf")
+    with tempfile.TemporaryDirectory(prefix="insightloom-lo-") as private:
+        work = Path(private)
+        _copy(docx, job_dir, work / docx.name, work)
+        converted = _convert(exe, work / docx.name, work / "profile", timeout)
+        if converted is None:
             return None
-    if proc.returncode != 0 or not target.is_file():
+        _copy(converted, work, target, job_dir)
+    return target
+
+
+def _copy(src: Path, src_dir: Path, dest: Path, dest_dir: Path) -> None:
+    """Copy a regular file between the job folder and the private folder, never through a link in either."""
+    with open_regular(src, beneath=src_dir) as (handle, _):
+        write_chunks_atomic(dest, iter(lambda: handle.read(_CHUNK), b""), beneath=dest_dir)
+
+
+def _convert(exe: str, docx: Path, profile: Path, timeout: float) -> Path | None:
+    """Run LibreOffice on ``docx`` in the host's private folder; the PDF it wrote there, or None (logged)."""
+    args = [
+        exe,
+        f"-env:UserInstallation={profile.as_uri()}",
+        "--headless",
+        "--convert-to",
+        "pdf",
+        "--outdir",
+        str(docx.parent),
+        str(docx),
+    ]
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        _out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        logger.warning("PDF conversion of %s timed out after %.0f s", docx.name, timeout)
+        return None
+    pdf = docx.with_suffix(".pdf")
+    if proc.returncode != 0 or not pdf.is_file():
         logger.warning("PDF conversion of %s failed (exit %s): %s", docx.name, proc.returncode, err[-500:])
         return None
-    return target
+    return pdf

@@ -12,10 +12,11 @@ Each refused passage is one line of ``report.problems``.
 
 from __future__ import annotations
 
+import io
 import json
 import logging
+import os
 import re
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,15 @@ from docx.image.exceptions import UnrecognizedImageError
 
 from insightloom.calc_refs import CALC_REF_RE, closest_ids, find_near_misses
 from insightloom.errors import RenderRefused, UnsafePathError
-from insightloom.fileio import read_json, write_json, write_text_atomic
+from insightloom.fileio import (
+    MAX_READ_BYTES,
+    is_regular_file,
+    open_regular,
+    read_json,
+    write_chunks_atomic,
+    write_json,
+    write_text_atomic,
+)
 from insightloom.fonts import INSTALL_HINT, find_cjk_font
 from insightloom.report import docx_build as build
 from insightloom.report.calcinfo import CalcInfo, load_calc_info
@@ -138,7 +147,7 @@ def _sidecar_caption_fix(chart: str, source: str) -> str:
 def _image_places(block: Block, section: str, job_dir: Path) -> list[_Place]:
     """The image's alt text and, when the chart's sidecar provides it, the caption printed under it."""
     places = [_Place(section, f"alt text of {block.path}", block.text)] if block.text else []
-    path = _resolve_chart(job_dir, block.path)
+    path = _chart_path(job_dir, block.path)
     if path is None:
         return places  # not embedded: nothing of it is printed
     source, caption = _sidecar_caption(_sidecar(path, job_dir), block, path)
@@ -382,7 +391,7 @@ def _check(
 ) -> tuple[dict[str, str], dict[str, CalcInfo], list[dict[str, Any]]]:
     """Markers, calculations and every problem that blocks printing: bad references, near misses, typed numbers."""
     calcs = load_calc_info(job_dir, required=False)
-    validated = (job_dir / CITATIONS_FILE).is_file()
+    validated = is_regular_file(job_dir / CITATIONS_FILE, beneath=job_dir)
     places = _places(blocks, title, job_dir)
     markers, problems = _assign_markers(places, calcs, "unknown" if validated else UNVALIDATED)
     problems += _near_miss_problems(places, list(calcs) or None)
@@ -409,22 +418,27 @@ def refuse_if_problems(markdown: str, job_dir: Path) -> None:
         _refuse(problems)
 
 
-def _resolve_chart(job_dir: Path, written: str) -> Path | None:
-    """The chart file inside the job folder, or None: a path the system cannot even look up is "not found" too."""
+def _chart_path(job_dir: Path, written: str) -> Path | None:
+    """The chart as a regular file inside the job folder reached without a link, or None ("not found").
+
+    The Markdown's path is normalised by its text, never resolved: resolving follows a link a script planted, and
+    ``../`` or an absolute path leaves the job folder (no-follow check: ``fileio``). A path the system cannot even
+    look up (a NUL byte) is "not found" too.
+    """
     try:
-        path = (job_dir / written).resolve()
-        return path if path.is_relative_to(job_dir.resolve()) and path.is_file() else None
-    except (OSError, ValueError):  # a NUL byte, a name too long for the file system
+        path = Path(os.path.normpath(job_dir / written))
+        return path if is_regular_file(path, beneath=job_dir) else None
+    except ValueError:
         return None
 
 
 def _sidecar(path: Path, job_dir: Path) -> dict[str, Any]:
     """The chart's caption sidecar, read without following a link a script planted (its text goes into the DOCX)."""
     sidecar = path.with_suffix(".json")
-    if not sidecar.is_file():
-        return {}
     try:
-        data = read_json(sidecar, beneath=job_dir.resolve())
+        data = read_json(sidecar, beneath=job_dir)
+    except FileNotFoundError:
+        return {}
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, UnsafePathError) as exc:
         logger.warning("chart sidecar %s unreadable: %s", sidecar, exc)
         return {}
@@ -462,7 +476,7 @@ class _Builder:
             self.image(block, sub)
 
     def image(self, block: Block, sub: Any) -> None:
-        path = _resolve_chart(self.job_dir, block.path)
+        path = _chart_path(self.job_dir, block.path)
         if path is None:
             self.result.warnings.append(f"chart {block.path!r} not found inside the job folder; skipped")
             return
@@ -471,8 +485,10 @@ class _Builder:
         _, caption = _sidecar_caption(meta, block, path)
         caption = sub(caption) or alt
         try:
-            build.add_picture(self.doc, path, plain_text(alt)[0])
-        except (UnrecognizedImageError, OSError, ValueError) as exc:  # "charts/x.json": a file, but not an image
+            with open_regular(path, beneath=self.job_dir, max_bytes=MAX_READ_BYTES) as (handle, _):
+                image = io.BytesIO(handle.read(MAX_READ_BYTES))  # python-docx gets the bytes, never the path
+            build.add_picture(self.doc, image, plain_text(alt)[0])
+        except (UnrecognizedImageError, OSError, ValueError, UnsafePathError) as exc:  # "charts/x.json": not an image
             self.result.warnings.append(f"chart {block.path!r} is not an image ({exc}); skipped")
             return
         self.result.charts.append(block.path)
@@ -489,15 +505,11 @@ def _east_asian_font(markdown: str, warnings: list[str]) -> str | None:
     return font.family
 
 
-def _save_docx(doc: Any, path: Path) -> None:
-    with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", delete=False) as handle:
-        tmp = Path(handle.name)
-    try:
-        doc.save(str(tmp))
-        tmp.replace(path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+def _save_docx(doc: Any, path: Path, job_dir: Path) -> None:
+    """Save through ``fileio`` (temp file renamed over ``path``, no link followed): python-docx never gets a path."""
+    buffer = io.BytesIO()
+    doc.save(buffer)
+    write_chunks_atomic(path, [buffer.getvalue()], beneath=job_dir)
 
 
 def _record_markers(job_dir: Path, markers: dict[str, str]) -> None:
@@ -556,7 +568,7 @@ def render_report(
         for calc_id, marker in markers.items():
             info = calcs[calc_id]
             build.add_paragraph(builder.doc, f"{marker} {info.description} \u2014 {info.formula}", ea)
-    _save_docx(builder.doc, result.docx_path)
+    _save_docx(builder.doc, result.docx_path, job_dir)
     _record_markers(job_dir, markers)
     for warning in result.warnings:
         logger.warning("render %s: %s", job_dir.name, warning)

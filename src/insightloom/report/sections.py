@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from insightloom.errors import BadInputError
-from insightloom.fileio import read_text, write_text_atomic
+from insightloom.fileio import list_regular_files, read_text, write_text_atomic
 from insightloom.report.markdown_blocks import HEADING_RE, plain_text
 
 logger = logging.getLogger(__name__)
@@ -194,21 +194,30 @@ def _write(job_dir: Path, sections: list[Section]) -> None:
     names = [f"{i:02d}.md" for i in range(1, len(sections) + 1)]
     for name, section in zip(names, sections, strict=True):
         write_text_atomic(folder / name, section.markdown(), beneath=job_dir)
-    for stale in folder.iterdir() if folder.is_dir() else []:
-        if _FILE_RE.match(stale.name) and stale.name not in names:
-            stale.unlink()  # unlinks a planted link itself, never its target
+    for stale in _stored_names(job_dir):
+        if stale not in names:
+            (folder / stale).unlink()
+
+
+def _stored_names(job_dir: Path) -> list[str]:
+    """The stored section files' names in report order, listed without following a link (none when no folder).
+
+    A link or FIFO a script planted among them is not a section file.
+    """
+    try:
+        names = list_regular_files(_folder(job_dir), beneath=job_dir)
+    except FileNotFoundError:
+        return []
+    return sorted((name for name in names if _FILE_RE.match(name)), key=lambda name: int(name.removesuffix(".md")))
 
 
 def load_sections(job_dir: Path) -> list[Section]:
     """The stored sections, in report order (empty when none are stored)."""
     job_dir = Path(job_dir)
     folder = _folder(job_dir)
-    if not folder.is_dir():
-        return []
-    files = sorted((p for p in folder.iterdir() if _FILE_RE.match(p.name)), key=lambda p: int(p.stem))
     sections: list[Section] = []
-    for path in files:
-        parts = split_sections(read_text(path, beneath=job_dir))
+    for name in _stored_names(job_dir):
+        parts = split_sections(read_text(folder / name, beneath=job_dir))
         if parts:
             first = parts[0]
             rest = "\n\n".join(part.markdown() for part in parts[1:])  # a hand-edited file may hold sub-headings

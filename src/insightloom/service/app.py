@@ -12,14 +12,15 @@ down) also says ``Retry-After``.
 
 from __future__ import annotations
 
+import functools
 import logging
 import mimetypes
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, BinaryIO
 from urllib.parse import quote
 
 from fastapi import FastAPI, File, Form, Header, HTTPException, Request, Response, UploadFile
@@ -49,6 +50,7 @@ __all__ = ["HTTP_STATUS", "BrokerProbe", "create_app", "http_status"]  # the sta
 STATIC = Path(__file__).parent / "static"
 #: Beside the jobs, out of every script's reach (like the owners folder): revoked session nonces.
 SESSIONS_DIR = ".sessions"
+_DOWNLOAD_CHUNK = 1024 * 1024
 PAGE_CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
     "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
@@ -343,18 +345,32 @@ def create_app(
         )
 
     @app.get("/jobs/{job_id}/artifacts/{path:path}", response_model=None)
-    def artifact(job_id: str, path: str, user: User) -> FileResponse | Response:
-        """A download: a local store's file as it is, a remote store's bytes, both with the same headers."""
+    def artifact(job_id: str, path: str, user: User) -> Response:
+        """A download: a local store's file streamed from the handle opened without following a link (never
+        opened again by name), a remote store's bytes, both with the same headers."""
         found = manager.artifact(job_id, user, path)
-        headers = {"Content-Security-Policy": "sandbox", "Cache-Control": "private, no-store"}
-        if isinstance(found, Path):
-            return FileResponse(found, filename=found.name, content_disposition_type="attachment", headers=headers)
         name = path.rsplit("/", 1)[-1]
         media_type = mimetypes.guess_type(name)[0] or "application/octet-stream"
-        return Response(found, media_type=media_type, headers={**headers, "Content-Disposition": attachment(name)})
+        headers = {
+            "Content-Security-Policy": "sandbox",
+            "Cache-Control": "private, no-store",
+            "Content-Disposition": attachment(name),
+        }
+        if isinstance(found, bytes):
+            return Response(found, media_type=media_type, headers=headers)
+        handle, size = found
+        return StreamingResponse(
+            _chunks(handle), media_type=media_type, headers={**headers, "Content-Length": str(size)}
+        )
 
     add_ask_routes(app, manager)  # POST /jobs/{id}/ask, POST /ask, /ask/sessions (service.ask_routes)
     return app
+
+
+def _chunks(handle: BinaryIO) -> Iterator[bytes]:
+    """The file's bytes in chunks, the handle closed at the end (or when the client goes away)."""
+    with handle:
+        yield from iter(functools.partial(handle.read, _DOWNLOAD_CHUNK), b"")
 
 
 def attachment(filename: str) -> str:

@@ -9,6 +9,7 @@ one job never has two event logs in one process. A job waiting for review has no
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import logging
 import re
@@ -19,12 +20,12 @@ from collections.abc import Callable, Iterable
 from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import IO, Any, BinaryIO, Literal
 
 from ..config import PROVIDERS, Settings, resolve_auto_provider
 from ..errors import BadInputError, InsightloomError, JobConflict, JobNotFound, QueueFull, ServiceBusy
 from ..events import TERMINAL_KINDS
-from ..fileio import write_json
+from ..fileio import write_chunks_atomic, write_json
 from ..joblock import JobLocked
 from ..jobs import CANCEL_FILE, JobFolder
 from ..runtime import JobRuntime
@@ -53,6 +54,7 @@ EVENTS_FILE = "events.jsonl"
 
 JOB_ID = JOB_ID_RE
 MAX_REQUEST_CHARS = 20_000
+_UPLOAD_CHUNK = 1024 * 1024
 MAX_REVISIONS_LIMIT = 10
 ACTIVE = ("queued", "running")
 
@@ -160,9 +162,11 @@ class JobManager:
             if not JOB_ID.fullmatch(job_id) or self.visible_owner(job_id) != user:
                 continue
             status = self._job_json(job_id, "job.json")
-            if isinstance(status, dict):
-                keys = ("id", "status", "stage", "created_at")
-                jobs.append({**{k: status.get(k) for k in keys}, "request": self._request_text(job_id)[:200]})
+            if isinstance(status, dict):  # the id is the store's, never job.json's (a script may rewrite that)
+                keys = ("status", "stage", "created_at")
+                jobs.append(
+                    {"id": job_id, **{k: status.get(k) for k in keys}, "request": self._request_text(job_id)[:200]}
+                )
         return sorted(jobs, key=lambda j: j["created_at"] or "", reverse=True)
 
     def describe(self, job_id: str, user: str) -> dict[str, Any]:
@@ -178,7 +182,7 @@ class JobManager:
             pending = bool(live and live.review_pending)
         report = "final_report.docx" in artifacts and status["status"] in TERMINAL_KINDS
         return {
-            "id": status["id"],
+            "id": job_id,  # the store's id, never job.json's (a script may rewrite that)
             "status": status["status"],
             "stage": status.get("stage"),
             "created_at": status.get("created_at"),
@@ -213,8 +217,9 @@ class JobManager:
 
         return read
 
-    def artifact(self, job_id: str, user: str, relative: str) -> Path | bytes:
-        """A listed job file: a local store's real file (a Path), a remote store's bytes.
+    def artifact(self, job_id: str, user: str, relative: str) -> tuple[BinaryIO, int] | bytes:
+        """A listed job file: a local store's regular file opened without following a link (the handle, which the
+        caller closes, and its size), a remote store's bytes.
 
         ``../``, NUL bytes, hidden files, the lock and any symlink on the way are not found.
         """
@@ -226,7 +231,7 @@ class JobManager:
         if not listed(relative):
             raise not_found()
         found = (
-            self.store.file_path(job_id, relative)
+            self.store.open_file(job_id, relative)
             if isinstance(self.store, LocalStore)
             else self.store.read_bytes(job_id, relative)
         )
@@ -278,8 +283,7 @@ class JobManager:
             inputs, columns = [], None
             for upload, stream in files:
                 dest = job.path("data", upload.name)
-                with dest.open("wb") as out:
-                    shutil.copyfileobj(stream, out)
+                write_chunks_atomic(dest, iter(functools.partial(stream.read, _UPLOAD_CHUNK), b""), beneath=job.root)
                 if upload.is_columns:
                     columns = dest
                 else:

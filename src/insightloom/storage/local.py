@@ -17,7 +17,14 @@ from pathlib import Path
 from typing import BinaryIO
 
 from ..errors import BadInputError, UnsafePathError
-from ..fileio import MAX_READ_BYTES, iter_real_files, open_regular, write_chunks_atomic, write_text_atomic
+from ..fileio import (
+    MAX_READ_BYTES,
+    iter_real_files,
+    open_regular,
+    open_regular_handle,
+    write_chunks_atomic,
+    write_text_atomic,
+)
 from ..joblock import JobLock, lock_alive
 from .base import HeldLock, MetaKind, listed
 from .ids import JOB_ID_RE, check_job_id, check_relative
@@ -58,13 +65,18 @@ class LocalStore:
         found = (p.parent for p in self.root.glob("*/job.json"))
         return sorted(d.name for d in found if JOB_ID_RE.fullmatch(d.name) and not d.is_symlink())
 
-    def file_path(self, job_id: str, relative: str) -> Path | None:
-        """A listed, regular job file reached without passing through a link (what a download may serve), or None."""
+    def open_file(self, job_id: str, relative: str) -> tuple[BinaryIO, int] | None:
+        """A listed, regular job file opened without passing through a link, and its size, or None; the caller
+        closes it.
+
+        A download streams from this handle: serving the path instead would open it again by name, through a link
+        a running script may have swapped in since the check.
+        """
         if not listed(relative):
             return None
         try:
-            with self._open(job_id, relative):
-                return self._path(job_id, relative)
+            job = self._real_job_dir(job_id)
+            return open_regular_handle(self._path(job_id, relative), beneath=job)
         except (OSError, BadInputError):
             return None
 
@@ -146,8 +158,12 @@ class LocalStore:
     @contextlib.contextmanager
     def _open(self, job_id: str, relative: str) -> Iterator[BinaryIO]:
         """A job file opened for reading without following a link; only regular files (never a planted FIFO)."""
+        with open_regular(self._path(job_id, relative), beneath=self._real_job_dir(job_id)) as (handle, _):
+            yield handle
+
+    def _real_job_dir(self, job_id: str) -> Path:
+        """The job's folder, refused when it is a link (the artifacts folder is the host's, but say so by name)."""
         job = self.job_dir(job_id)
         if job.is_symlink():
             raise UnsafePathError(f"{job} is a symbolic link.", "remove the link.")
-        with open_regular(self._path(job_id, relative), beneath=job) as (handle, _):
-            yield handle
+        return job

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import ROLES
-from ..jobs import write_json
+from ..fileio import read_json, write_json
 
 
 @dataclass
@@ -88,9 +88,7 @@ class UsageLedger:
         """Continue counting from a job's usage.json (for resumed jobs)."""
         ledger = cls(path)
         if path.exists():
-            from ..jobs import read_json
-
-            data = read_json(path)
+            data = read_json(path, beneath=path.parent)  # a job file: never through a link a script planted
             for role, values in data.get("agents", {}).items():
                 ledger._agents[role] = AgentUsage(**{k: values[k] for k in asdict(AgentUsage()) if k in values})
             names = {f.name for f in fields(CallRecord)}

@@ -4,7 +4,8 @@ Model-written text never reaches a shell: the command is split with shlex, the p
 it runs in the scripts' kind of sandbox (the job folder read-only, nothing else of the host) where bwrap works,
 every path-like argument must resolve inside the job folder, options that read file names from a file or follow
 every symlink are refused, and the output is read as a stream and cut while it arrives, so a huge file never fills
-the host's memory.
+the host's memory. File names are the scripts' (any byte but ``/`` and NUL): ``ls`` prints them quoted, and the
+output comes back with control characters escaped and inside a fence, so no name can forge a line of the result.
 """
 
 from __future__ import annotations
@@ -23,13 +24,16 @@ from strands.types.tools import AgentTool
 from ..errors import BadInputError
 from ..execution._sandbox import OutputCapture
 from ..execution.bwrap import SandboxSpec, bwrap_works, sandbox_argv
+from ..printable import fenced, printable_text
 from ..runtime import JobRuntime
 from .job_paths import inside_job
 from .tool_results import tool_error
 
 # Read-only programs whose options cannot run other programs or write files (so no find -exec, no sort -o).
 ALLOWED = frozenset({"ls", "head", "tail", "wc", "cat", "grep", "uniq", "cut", "du", "file", "stat", "pwd"})
-_SAFE_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LC_ALL": "C.UTF-8"}  # no credentials from the host
+# No credentials from the host; ls quotes a name with a newline or ESC as a terminal shows it ('a'$'\n''b'), never
+# as it is (the default when its output is a pipe).
+_SAFE_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LC_ALL": "C.UTF-8", "QUOTING_STYLE": "shell-escape"}
 MAX_OUTPUT = 4_000
 MAX_TIMEOUT = 60
 _READ_CHUNK = 65_536
@@ -144,9 +148,10 @@ def make_bash_tool(rt: JobRuntime) -> AgentTool:
         except BadInputError as exc:
             return tool_error(str(exc))
         code, output = _run_streamed(args, str(rt.root), limit)
+        shown = fenced(printable_text(output.strip()))
         if code is None:
-            return tool_error(f"Killed after {limit} s timeout.\n{output.strip()}")
-        result = f"exit status {code}\n{output.strip()}"
+            return tool_error(f"Killed after {limit} s timeout.\n{shown}")
+        result = f"exit status {code}\n{shown}"
         return result if code == 0 else tool_error(result)
 
     return bash_tool

@@ -35,6 +35,7 @@ from ..plan import (
     set_items,
     split_not_possible,
 )
+from ..printable import printable_name
 from ..report.labels import load_labels, typed_claims
 from ..runtime import EvidenceKind
 from ..validation.jobfiles import load_calculations, load_citations
@@ -108,7 +109,9 @@ def _evidence_owners(sections: Sequence[ResultSection]) -> dict[str, str]:
 
 
 def _reused_problem(item: str, reused: dict[str, str]) -> str:
-    shown = "; ".join(f"{key} (already evidence for '{owner}')" for key, owner in list(reused.items())[:_MAX_LISTED])
+    shown = "; ".join(
+        f"{printable_name(key)} (already evidence for '{owner}')" for key, owner in list(reused.items())[:_MAX_LISTED]
+    )
     return (
         f"'{item}': its all_results.txt section lists only evidence an earlier section already counts: {shown}. "
         "One calculation or chart is evidence for one item. Fix: track a calculation or save a chart for this "
@@ -138,7 +141,7 @@ def coder_evidence_problem(root: Path, item: str) -> str | None:
     if reused:
         return _reused_problem(item, reused)
     listed = [c for s in sections for c in s.calculations] + [c for s in sections for c in s.charts]
-    what = f"lists {', '.join(listed[:_MAX_LISTED])}, but" if listed else "lists"
+    what = f"lists {', '.join(printable_name(name) for name in listed[:_MAX_LISTED])}, but" if listed else "lists"
     return (
         f"'{item}': its all_results.txt section {what} no calculation tracked in calculation_metadata.json and no "
         f"chart saved with save_chart under charts/. Fix: {CODER_FIX}."

@@ -37,7 +37,11 @@ def make_write_and_execute(rt: JobRuntime) -> AgentTool:
             write_text_atomic(script, content, beneath=rt.root)  # never through a code/ link a script planted
         except BadInputError as exc:
             return tool_error(str(exc))
-        limits = Limits(timeout_s=max(1, min(int(timeout), rt.settings.script_timeout_s * 5)))
+        limits = Limits(
+            timeout_s=max(1, min(int(timeout), rt.settings.script_timeout_s * 5)),
+            max_job_mb=rt.settings.max_job_mb,  # watched while the script runs, not only after it
+            max_job_files=rt.settings.max_job_files,
+        )
         try:
             result = runner.run(script, rt.root, limits)
         except ExecutionError as exc:
@@ -45,9 +49,10 @@ def make_write_and_execute(rt: JobRuntime) -> AgentTool:
         seconds = round(result.duration_s, 3)
         rt.scripts.append({"script": script.name, "seconds": seconds, "exit_code": result.exit_code})
         summary = result.summary(lines_written=content.count("\n") + 1, script=script.relative_to(rt.root).as_posix())
-        over = quota_problem(rt.root, rt.settings.max_job_mb, rt.settings.max_job_files)
-        if over:
-            return tool_error(f"{summary}\n{over}")
-        return summary if result.exit_code == 0 else tool_error(summary)
+        if result.status != "quota":  # else the runner's watcher stopped it, and the summary says so
+            over = quota_problem(rt.root, rt.settings.max_job_mb, rt.settings.max_job_files)
+            if over:
+                return tool_error(f"{summary}\n{over}")
+        return summary if result.ok else tool_error(summary)  # a cap that killed a child is not ok, exit 0 or not
 
     return write_and_execute_tool

@@ -10,14 +10,21 @@ measured faster than one wide ``SELECT (c1), (c2), ...``.
 When a batch errors, it is split in halves until the failing check runs alone, so one bad check names itself and
 costs only a few extra queries. Identical check texts run once.
 
-Each check still scans its table, so the scan is what costs: reading a column from Parquet decodes it every time
-(~6 ms per 1M-row integer column here), while DuckDB's own compressed in-memory storage scans the same column in
-~1 ms and evaluates string equality on its dictionary. So a table that several checks use is loaded into memory once
-(``CREATE TABLE ... AS``, then ``CHECKPOINT``, which is what compresses an in-memory table); rarely used or very large
-tables stay Parquet views. Loading keeps the file's row order, so even order-dependent checks see the same rows.
+DuckDB never opens a file. Each cached table arrives as the bytes :func:`~insightloom.validation.jobfiles.load_views`
+read (without following links) and checked against intake's manifest; here they become an in-memory pyarrow
+Parquet dataset that DuckDB scans like a Parquet file (columns and filters pushed down, decoded per scan).
 
-The connection can read only the Parquet folders and has its configuration locked: checks are written by a model,
-and must not read or write other files.
+Each check still scans its table, so the scan is what costs: decoding a column from Parquet every time (~6 ms per
+1M-row integer column here), while DuckDB's own compressed in-memory storage scans the same column in ~1 ms and
+evaluates string equality on its dictionary. So a table that several checks use is loaded into DuckDB once
+(``CREATE TABLE ... AS``, then ``CHECKPOINT``, which is what compresses an in-memory table) and its Parquet bytes
+are released; rarely used or very large tables stay in-memory Parquet. Loading keeps the file's row order, so even
+order-dependent checks see the same rows.
+
+Checks are written by a model, so after setup the connection can reach no file at all: external access is off (no
+``read_parquet``/``read_csv``/``COPY``/``ATTACH`` of any path, and no scan of the host's Python variables), no
+directory or path is allowed, spilling to a temporary folder is off (DuckDB allows its temporary folder, ``.tmp``
+under the working directory by default, even with external access off), and the configuration is locked.
 """
 
 from __future__ import annotations
@@ -26,12 +33,15 @@ import json
 import logging
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import duckdb
+import pyarrow as pa  # type: ignore[import-untyped]
+import pyarrow.dataset as ds  # type: ignore[import-untyped]
+
+from insightloom.validation.jobfiles import CachedTable
 
 logger = logging.getLogger(__name__)
 
@@ -63,15 +73,19 @@ CONNECT_CONFIG: dict[str, str | bool | int | float | list[str]] = {
     "autoload_known_extensions": False,
 }
 _DUCKDB_HINTS = ("Did you mean", "Candidate bindings")
-_INTERNAL_NAME = re.compile(r"\b(sqlite_|duckdb_|pg_|information_schema)", re.IGNORECASE)  # never a job's view
+_SOURCE_PREFIX = "__parquet_"  # the in-memory Parquet each view reads; never suggested as a view
+_INTERNAL_NAME = re.compile(rf"\b(sqlite_|duckdb_|pg_|information_schema|{_SOURCE_PREFIX})", re.IGNORECASE)
+# After setup: no file, no path, no temporary folder, and nothing a check may SET back.
+_LOCKDOWN = (
+    "SET python_enable_replacements = false",
+    "SET temp_directory = ''",
+    "SET enable_external_access = false",
+    "SET lock_configuration = true",
+)
 
 
 def _quote_ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
-
-
-def _quote_literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
 
 
 def clean_check(sql: str) -> tuple[str, str]:
@@ -85,9 +99,17 @@ def clean_check(sql: str) -> tuple[str, str]:
         text = text[:-1].rstrip()
     if not text:
         return "", "the check is empty"
-    if ";" in text:
+    if ";" in text and _statements(text) != 1:  # a ';' inside a quoted name ("b;c") is no second statement
         return "", "a check must be a single SQL query (found ';')"
     return text, ""
+
+
+def _statements(text: str) -> int:
+    """How many statements DuckDB's own parser finds (1 when it cannot parse: running the check reports that)."""
+    try:
+        return len(duckdb.extract_statements(text))
+    except duckdb.Error:
+        return 1
 
 
 #: A check must read something; a wrong view name still gets DuckDB's own "does not exist" message.
@@ -114,55 +136,61 @@ def _mentions(checks: Sequence[str], names: Sequence[str]) -> Counter[str]:
     return counts
 
 
-def _to_materialize(present: dict[str, Path], checks: Sequence[str]) -> set[Path]:
-    """The Parquet files used by enough checks (counting every name that points to them) to load into memory."""
-    mentions = _mentions(checks, list(present))
-    uses: Counter[Path] = Counter()
-    for name, path in present.items():
-        uses[path] += mentions[name]
-    return {
-        path
-        for path, count in uses.items()
-        if count >= MATERIALIZE_MIN_CHECKS and path.stat().st_size <= MATERIALIZE_MAX_BYTES
-    }
+def _to_materialize(views: Mapping[str, CachedTable], checks: Sequence[str]) -> set[CachedTable]:
+    """The cached tables used by enough checks (counting every name that points to them) to load into DuckDB."""
+    mentions = _mentions(checks, list(views))
+    uses: Counter[CachedTable] = Counter()
+    for name, table in views.items():
+        uses[table] += mentions[name]
+    return {t for t, count in uses.items() if count >= MATERIALIZE_MIN_CHECKS and len(t.data) <= MATERIALIZE_MAX_BYTES}
+
+
+def in_memory_parquet(data: bytes) -> Any:
+    """A pyarrow dataset over Parquet bytes already in memory, which DuckDB scans without any file access."""
+    parquet = ds.ParquetFileFormat()
+    fragment = parquet.make_fragment(pa.BufferReader(data))
+    return ds.FileSystemDataset([fragment], schema=fragment.physical_schema, format=parquet)
 
 
 def open_connection(
-    views: dict[str, Path], factory: ConnectionFactory | None = None, checks: Sequence[str] = ()
+    views: Mapping[str, CachedTable], factory: ConnectionFactory | None = None, checks: Sequence[str] = ()
 ) -> Any:
-    """A DuckDB connection with one relation per table and alias, confined to the Parquet folders.
+    """A DuckDB connection with one relation per table and alias, that can read no file.
 
     Args:
-        views: View name -> Parquet file; several names may share a file (aliases).
+        views: View name -> cached table; several names may share one (aliases).
         factory: Makes the connection (tests pass a counting wrapper).
-        checks: The checks about to run; tables most of them use are loaded into memory (see the module doc).
+        checks: The checks about to run; tables most of them use are loaded into DuckDB (see the module doc).
 
-    All setup runs in one ``execute`` call so it costs one round trip however many inputs there are.
+    Each file is registered once as in-memory Parquet; all SQL setup then runs in one ``execute`` call, so it costs
+    one round trip however many inputs there are, and ends by shutting every way to a file.
     """
     con = factory() if factory is not None else duckdb.connect(config=CONNECT_CONFIG)
-    present = {name: path.resolve() for name, path in views.items() if path.is_file()}
-    for name in views.keys() - present.keys():
-        logger.warning("view %r: Parquet file %s is missing; checks using it will fail", name, views[name])
-    loaded = _to_materialize(present, checks)
+    loaded = _to_materialize(views, checks)
     statements: list[str] = []
-    tables: dict[Path, str] = {}
-    for name, path in present.items():
-        source = f"read_parquet({_quote_literal(str(path))})"
-        if path in loaded and path not in tables:
-            tables[path] = name
-            statements.append(f"CREATE OR REPLACE TABLE {_quote_ident(name)} AS SELECT * FROM {source}")
-            continue
-        if path in tables:
-            source = _quote_ident(tables[path])
-        statements.append(f"CREATE OR REPLACE VIEW {_quote_ident(name)} AS SELECT * FROM {source}")
-    if tables:
+    relation: dict[CachedTable, str] = {}  # each file's relation: its loaded table, or its in-memory Parquet
+    released: list[str] = []
+    for name, table in views.items():
+        if table not in relation:
+            source = f"{_SOURCE_PREFIX}{len(relation)}"
+            con.register(source, in_memory_parquet(table.data))
+            if table in loaded:
+                statements.append(
+                    f"CREATE OR REPLACE TABLE {_quote_ident(name)} AS SELECT * FROM {_quote_ident(source)}"
+                )
+                relation[table] = name
+                released.append(source)
+                continue
+            relation[table] = source
+        statements.append(
+            f"CREATE OR REPLACE VIEW {_quote_ident(name)} AS SELECT * FROM {_quote_ident(relation[table])}"
+        )
+    if released:
         statements.append("CHECKPOINT")
-        logger.debug("loaded %d table(s) into memory: %s", len(tables), ", ".join(tables.values()))
-    folders = sorted({str(path.parent) + "/" for path in present.values()})
-    if folders:
-        statements.append(f"SET allowed_directories = [{', '.join(_quote_literal(f) for f in folders)}]")
-    statements += ["SET enable_external_access = false", "SET lock_configuration = true"]
-    con.execute(";\n".join(statements))
+        logger.debug("loaded %d table(s) into memory: %s", len(released), ", ".join(relation[t] for t in loaded))
+    con.execute(";\n".join([*statements, *_LOCKDOWN]))
+    for source in released:  # loaded into DuckDB: the Parquet bytes are no longer needed
+        con.unregister(source)
     return con
 
 
@@ -220,7 +248,7 @@ def _run_split(con: Any, batch: Sequence[tuple[int, str]], stats: dict[str, int]
 
 def run_checks(
     checks: Sequence[str],
-    views: dict[str, Path],
+    views: Mapping[str, CachedTable],
     *,
     chunk_size: int = CHUNK_SIZE,
     connection_factory: ConnectionFactory | None = None,
@@ -229,7 +257,7 @@ def run_checks(
 
     Args:
         checks: SQL text per calculation (same order as the outcomes returned).
-        views: View name -> Parquet file (from :func:`~insightloom.validation.jobfiles.load_views`).
+        views: View name -> cached table (from :func:`~insightloom.validation.jobfiles.load_views`).
         chunk_size: Checks per query; ~200 keeps each query plan small.
         connection_factory: Makes the DuckDB connection (tests pass a counting wrapper).
 

@@ -248,7 +248,7 @@ def validate_job(job_dir: Path, *, connection_factory: ConnectionFactory | None 
     """Re-compute every checked calculation in DuckDB and write citations.json and validation_report.txt.
 
     Args:
-        job_dir: The job folder (reads calculation_metadata.json, cache/profile.json and cache/*.parquet).
+        job_dir: The job folder (reads calculation_metadata.json, cache/profile.json and the Parquet files it records).
         connection_factory: Makes the DuckDB connection; tests pass a wrapper that counts executes.
 
     Returns:

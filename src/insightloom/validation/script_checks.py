@@ -153,9 +153,10 @@ def run_script_checks(job_dir: Path, records: Sequence[Mapping[str, Any]]) -> tu
         How many checks reproduced their value, and a :class:`CheckFailure` for each one that did not.
 
     Raises:
-        ValidationError: The job's profile cannot be read.
+        ValidationError: The job's profile cannot be read, or a cached table it records is a link, missing, or no
+            longer the file intake wrote (see :func:`~insightloom.validation.jobfiles.load_views`).
     """
-    views = load_views(Path(job_dir))
+    views = load_views(Path(job_dir), warn_unrecorded=False)
     # The Validator's own batching and connection setup, so a check that passes here runs the same way there.
     outcomes, _queries = run_checks([str(r["check"]) for r in records], views)
     failures = [f for r, o in zip(records, outcomes, strict=True) if (f := explain(r, o, list(views))) is not None]

@@ -12,19 +12,23 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..config import ROLES, AgentModelSpec, Settings
 from ..errors import BadInputError, InsightloomError, JobCancelled
+from ..fileio import is_regular_file, list_regular_files, read_json
 from ..fonts import has_cjk
 from ..joblock import JobLock, JobLocked
-from ..jobs import JobFolder, read_json
+from ..jobs import JobFolder
 from ..models.params import inference_params
 from ..runtime import JobRuntime, evidence_counts
 from ..state import SharedState
 from ..telemetry import UsageLedger
 from . import stages
 from .review import Decision, Reviewer
+
+if TYPE_CHECKING:
+    from ..intake import DataProfile
 
 logger = logging.getLogger(__name__)
 
@@ -99,11 +103,9 @@ def create_job(opts: JobOptions, job: JobFolder | None = None) -> JobRuntime:
 
 def load_runtime(job_dir: Path, settings: Settings | None = None) -> JobRuntime:
     """Rebuild a job's runtime from its folder, with the settings it was started with unless given others."""
-    from ..intake import DataProfile
-
     job = JobFolder.open(job_dir)
-    request = read_json(job.path("request.json"))
-    settings = settings or Settings.from_dict(read_json(job.path("run_info.json"))["config"])
+    request = read_json(job.path("request.json"), beneath=job.root)
+    settings = settings or Settings.from_dict(read_json(job.path("run_info.json"), beneath=job.root)["config"])
     rt = JobRuntime.create(
         job, settings, request["request"], request.get("language", "en"), Path(request.get("cwd") or Path.cwd())
     )
@@ -111,7 +113,7 @@ def load_runtime(job_dir: Path, settings: Settings | None = None) -> JobRuntime:
     rt.ledger = UsageLedger.load(job.path("usage.json"))
     profile = job.path("cache", "profile.json")
     if profile.exists():
-        rt.profile = DataProfile.load(profile)
+        rt.profile = _load_profile(profile, job.root)
     status = job.status()
     rt.audits = int(status.get("audits", 0))
     rt.evidence = evidence_counts(status.get("evidence"))  # a resumed job keeps what its tools did before
@@ -306,13 +308,28 @@ def _resume_step(rt: JobRuntime, status: dict[str, Any], started: float) -> JobO
         return _from_coordinate(rt, started)
     data = job_inputs(rt)
     columns = rt.job.path("data", "column_definitions.json")
-    return _from_intake(rt, data, columns if columns.exists() else None, started)
+    return _from_intake(rt, data, columns if is_regular_file(columns, beneath=rt.root) else None, started)
+
+
+def _load_profile(path: Path, job_root: Path) -> DataProfile:
+    """``cache/profile.json`` read without following a link a script planted; unreadable: BadInputError naming it."""
+    from ..intake import DataProfile
+
+    try:
+        return DataProfile.from_dict(read_json(path, beneath=job_root))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise BadInputError(f"{path}: cannot read the data profile ({exc}).", fix="Run intake again.") from exc
 
 
 def job_inputs(rt: JobRuntime) -> list[Path]:
-    """The job's copies of its inputs, in the order first given (the first one is the ``data`` alias)."""
-    given = [Path(p).name for p in read_json(rt.job.path("request.json")).get("inputs", [])]
-    copies = {p.name: p for p in rt.job.path("data").iterdir() if p.name != "column_definitions.json"}
+    """The job's copies of its inputs, in the order first given (the first one is the ``data`` alias).
+
+    Listed without following links: a link a script planted in ``data/`` (or in its place) is no input.
+    """
+    given = [Path(p).name for p in read_json(rt.job.path("request.json"), beneath=rt.root).get("inputs", [])]
+    data = rt.job.path("data")
+    names = list_regular_files(data, beneath=rt.root)
+    copies = {name: data / name for name in names if name != "column_definitions.json"}
     rank = {name: index for index, name in enumerate(given)}
     return sorted(copies.values(), key=lambda p: (rank.get(p.name, len(rank)), p.name))
 

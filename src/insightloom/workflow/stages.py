@@ -16,9 +16,9 @@ from .. import __version__
 from ..agents import build_agent, make_agent_tools
 from ..analysis_utils import write_utils_module
 from ..config import ROLES
-from ..errors import InsightloomError
+from ..errors import InsightloomError, UnsafePathError
 from ..execution import get_runner, isolation_level
-from ..fileio import read_text
+from ..fileio import is_regular_file, read_text
 from ..intake import ingest
 from ..jobs import JobFolder, read_json
 from ..plan import normalise_plan, plan_problems
@@ -244,7 +244,7 @@ def _profile_dict(rt: JobRuntime) -> dict[str, Any]:
         return rt.profile.to_dict()
     try:
         data = read_json(rt.job.path("cache/profile.json"), beneath=rt.root)
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, UnsafePathError) as exc:  # planted as a link or FIFO: judged as no profile
         logger.warning("cannot read the data profile: %s", exc)
         return {}
     return data if isinstance(data, dict) else {}
@@ -263,12 +263,16 @@ def _stamp_report(rt: JobRuntime, note: str) -> None:
     """Re-render the last report.md with the note under the title. Nothing else changes, so no re-audit."""
     from ..report.render import MARKDOWN_NAME, render_report
 
-    markdown = rt.job.path(MARKDOWN_NAME)
-    if not markdown.exists():
+    try:
+        markdown = read_text(rt.job.path(MARKDOWN_NAME), beneath=rt.root)
+    except FileNotFoundError:
         logger.warning("no %s to re-render; the needs_review note is only in job.json", MARKDOWN_NAME)
         return
+    except (OSError, UnicodeDecodeError, InsightloomError) as exc:
+        logger.warning("could not read %s to put the needs_review note into the report: %s", MARKDOWN_NAME, exc)
+        return
     try:
-        render_report(read_text(markdown, beneath=rt.root), rt.root, status_note=note)
+        render_report(markdown, rt.root, status_note=note)
     except (OSError, InsightloomError) as exc:
         logger.warning("could not put the needs_review note into the report: %s", exc)
 
@@ -282,7 +286,7 @@ def final_status(rt: JobRuntime) -> tuple[Status, str | None]:
     report's language) before the PDF is exported, so the status is visible in the document itself.
     """
     docx = rt.job.path("final_report.docx")
-    if not docx.exists():
+    if not is_regular_file(docx, beneath=rt.root):  # a link or FIFO a script left there is no rendered report
         return "failed", "The Supervisor finished without a rendered report (final_report.docx is missing)."
     notes = REVIEW_NOTES.get(rt.language, REVIEW_NOTES["en"])
     reasons = [notes[reason] for reason in _review_reasons(rt)] + [reason.note for reason in _degenerate(rt)]

@@ -30,7 +30,8 @@ def run_overview(spec: AnalysisSpec, *, language: str = "en") -> None:
     per_col = df[cols].isna().sum()
     missing, cells = int(per_col.sum()), len(df) * len(cols)
     complete = int(df[cols].notna().all(axis=1).sum())
-    nulls = sql_sum([f"(COUNT(*) - COUNT({qi(c)}))" for c in cols])
+    # An aggregate even with no analysed column (a one-column table of ids): a bare 0 would be one row per row.
+    nulls = sql_sum([f"(COUNT(*) - COUNT({qi(c)}))" for c in cols], empty="(0 * COUNT(*))")
     names = ", ".join(ql(c) for c in cols) or "NULL"
     r = {
         "rows": track_value(p + "rows", len(df), tx["d_rows"], "len(df)", ctx.view, [], "high",

@@ -620,17 +620,20 @@ def run_case(case: Case, root: Path, *, timeout: float = TIMEOUT_S, job_timeout:
     table = json.loads(profile.read_text(encoding="utf-8"))["tables"][0] if profile.exists() else None
     read_at = _intake_end(folder / "job" / "events.jsonl")
     ended = None if killed.is_set() else code
-    intake_s = read_at - started_wall if read_at is not None else (seconds if ended is not None else None)
+    if read_at is None and ended is not None:
+        read_at = started_wall + seconds  # refused before or in intake: it was over when the CLI exited
+    intake_s = read_at - started_wall if read_at is not None else None
     return Outcome(case, ended, seconds, intake_s, peak_kb / 1024, stderr, table)
 
 
 def _intake_end(events: Path) -> float | None:
-    """When the stage after intake began (epoch seconds), from the job's event log; None if it never did."""
+    """When intake was over (epoch seconds), from the job's event log: the next stage began, or intake's error was
+    logged; None if neither happened."""
     if not events.exists():
         return None
     for line in events.read_text(encoding="utf-8").splitlines():
         event = json.loads(line)
-        if event.get("kind") == "stage" and event.get("data", {}).get("name") != "intake":
+        if event.get("kind") == "error" or (event.get("kind") == "stage" and event["data"].get("name") != "intake"):
             return datetime.fromisoformat(event["ts"].replace("Z", "+00:00")).timestamp()
     return None
 

@@ -128,8 +128,8 @@ class Settings:
         max_total_tokens: Per-job ceiling on tokens (input, output, cache read and cache write).
         max_cost_usd: Per-job ceiling on the estimated cost from ``pricing``.
         max_wall_seconds: Per-job ceiling on running time (plan review waits excluded).
-        max_job_mb: Per-job quota on the bytes in the job folder, checked after each script.
-        max_job_files: Per-job quota on the files in the job folder, checked after each script.
+        max_job_mb: Per-job quota on the bytes in the job folder, enforced while each script runs.
+        max_job_files: Per-job quota on the files in the job folder, enforced while each script runs.
         clue_budget_tokens: Most tokens the shared clues may hold; older clues are compressed into a digest.
         handoff_budget_tokens: Most tokens of a tool agent's input message (its task and the last agent's message).
         token_margin: Safety margin added to local counts for Claude models, whose tokenizer differs.

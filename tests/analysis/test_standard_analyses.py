@@ -11,6 +11,7 @@ from tracker_job import calcs, checked, make_job
 
 from insightloom.analysis.catalog import AnalysisSpec
 from insightloom.analysis_utils import ResultSection, calc_refs, flush_checks, read_results, run_standard
+from insightloom.claims.contradictions import contradictions
 from insightloom.errors import BadInputError
 
 TITANIC = pd.DataFrame(
@@ -55,9 +56,14 @@ def test_every_standard_number_has_a_passing_check(titanic: Path) -> None:
     assert flush_checks() == checked(titanic) >= 25
     sections = _sections(titanic)
     assert len(sections) == 5 and all(s.table for s in sections)  # every section with numbers has a table
-    tracked = set(calcs(titanic))
+    tracked = {key for key, calc in calcs(titanic).items() if calc.get("kind") != "claim"}
     cited = {ref for s in sections for ref in calc_refs("\n".join([*s.findings, s.table]))}
     assert cited == tracked  # every number is cited somewhere, none is invented
+    claims = {key: calc for key, calc in calcs(titanic).items() if calc.get("kind") == "claim"}
+    text = "\n".join(f for s in sections for f in s.findings)
+    printed = [calc for key, calc in claims.items() if "{{claim:" + key + "}}" in text]
+    assert {c["claim_kind"] for c in printed} == {"driver", "concentration", "comparison"}
+    assert not contradictions(printed)  # a main driver spread evenly is recorded but never printed with it
     assert (titanic / "charts" / "breakdown_total_tickets_by_pclass.png").is_file()
 
 
@@ -95,7 +101,9 @@ def test_ties_are_named_as_ties_and_counts_read_singular(titanic: Path) -> None:
     flush_checks()
     all_tied, top_tied = _sections(titanic)
     assert all_tied.findings == ["All {{calc:rows_by_pclass_groups}} `Pclass` groups have the same value, "
-                                 "{{calc:rows_by_pclass_1}}."]  # fmt: skip
+                                 "{{calc:rows_by_pclass_1}}.",
+                                 "By group totals, {{claim:claim_concentration_rows_by_pclass}}."]  # fmt: skip
+    assert calcs(titanic)["claim_concentration_rows_by_pclass"]["value"] == "spread_evenly"
     assert "rows_by_pclass_top" not in calcs(titanic)  # no "the largest is 1 ... the smallest is 1"
     assert calcs(titanic)["total_tickets_by_sex_top"]["value"] == "female"
     text = " ".join(top_tied.findings)

@@ -58,7 +58,8 @@ def test_a_daily_trend_tracks_the_same_ids_as_before_and_every_check_passes(
     assert flush_checks() == sum(1 for c in calcs.values() if c["check"])
     expected = ["periods", "first_period", "last_period", "first_value", "last_value", "change", "peak_period",
                 "peak_value", "peak_tied", "weekend_share"]  # fmt: skip
-    assert list(calcs) == [f"sales_per_day_{k}" for k in expected]
+    assert [k for k in calcs if calcs[k].get("kind") != "claim"] == [f"sales_per_day_{k}" for k in expected]
+    assert calcs["claim_trend_sales_per_day"]["check"] == "stat:trend"  # the trend verdict is a claim (issue 20)
     assert calcs["sales_per_day_peak_tied"]["value"] == 4  # a weekly cycle: four Sundays at the peak, 16
     assert calcs["sales_per_day_first_period"]["value"] == "2024-03-04"
     assert calcs["sales_per_day_weekend_share"]["value"] == pytest.approx(100 * (15 + 16) * 4 / 364)
@@ -161,7 +162,7 @@ def test_a_correlation_tracks_r_with_passing_checks_and_bins_a_big_scatter(
     x = rng.normal(100, 10, 6000)
     job = _job(tmp_path, monkeypatch, pd.DataFrame({"spend": x, "revenue": 3 * x + rng.normal(0, 10, 6000)}))
     run_correlation(AnalysisSpec("correlation", measures=("spend", "revenue")))
-    assert flush_checks() == 3
+    assert flush_checks() == 4  # n, r, r squared and the correlation claim
     calcs = _calcs(job)
     assert calcs["corr_spend_revenue_n"]["value"] == 6000
     assert calcs["corr_spend_revenue_r"]["value"] == pytest.approx(np.corrcoef(x, 3 * x)[0, 1], abs=0.1)
@@ -176,7 +177,7 @@ def test_a_distribution_tracks_quartiles_and_outliers_and_logs_a_skewed_axis(
     values = np.concatenate([rng.lognormal(3, 0.4, 600).round(2), [5000.0, 9000.0]])
     job = _job(tmp_path, monkeypatch, pd.DataFrame({"revenue": values}))
     run_distribution(AnalysisSpec("distribution", measure="revenue"))
-    assert flush_checks() == 6
+    assert flush_checks() == 7  # six numbers and the outlier claim
     calcs = _calcs(job)
     assert calcs["revenue_median"]["value"] == pytest.approx(float(np.median(values)))
     assert calcs["revenue_std"]["recipe"] == {"op": "std", "view": "table", "column": "revenue"}
@@ -189,7 +190,8 @@ def test_one_outlier_is_worded_in_the_singular(tmp_path: Path, monkeypatch: pyte
     job = _job(tmp_path, monkeypatch, pd.DataFrame({"score": [10.0, 11, 12, 11, 10, 12, 11, 10, 11, 12, 80]}))
     run_distribution(AnalysisSpec("distribution", measure="score"))
     flush_checks()
-    assert any(f.endswith("value ({{calc:score_outlier_share}}) falls outside the IQR fences.") for f in _findings(job))
+    singular = "value ({{calc:score_outlier_share}}) falls outside the IQR fences; {{claim:claim_outlier_score}}."
+    assert any(f.endswith(singular) for f in _findings(job))
 
 
 def test_a_distribution_of_a_code_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

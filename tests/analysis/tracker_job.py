@@ -13,7 +13,9 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from insightloom.analysis_utils import exit_checks, load_calculations
+from insightloom.analysis_utils import exit_checks, load_calculations, read_results
+from insightloom.validation.checks import open_connection
+from insightloom.validation.jobfiles import load_views
 
 
 def make_job(
@@ -42,3 +44,22 @@ def calcs(folder: Path) -> dict[str, dict[str, Any]]:
 def checked(folder: Path) -> int:
     """How many tracked calculations carry a check."""
     return sum(1 for c in load_calculations(folder) if c.get("check"))
+
+
+def claims(folder: Path) -> dict[str, dict[str, Any]]:
+    """The claim records tracked in the job, by id."""
+    return {key: c for key, c in calcs(folder).items() if c.get("kind") == "claim"}
+
+
+def findings(folder: Path) -> list[str]:
+    """Every finding of all_results.txt, in order."""
+    return [f for section in read_results(folder / "all_results.txt") for f in section.findings]
+
+
+def sql_rows(folder: Path, sql: str) -> list[tuple[Any, ...]]:
+    """The rows DuckDB returns for ``sql`` over the job's cached views (a claim's test.sql, say)."""
+    con = open_connection(load_views(folder))
+    try:
+        return [tuple(row) for row in con.execute(sql).fetchall()]
+    finally:
+        con.close()

@@ -32,6 +32,13 @@ SUBSET = [
 ]
 
 
+#: The benchmark's parseable line, as the issue spells it.
+LINE = (
+    r"sample=<name> tables=\d+ completed=\d+ needs_review=\d+ failed=\d+ lint_clean=\d+ median_s=[\d.]+ "
+    r"max_s=[\d.]+ claims=\d+ claims_verified=\d+ type_e=\d+"
+)
+
+
 def sum_calc(calc_id: str, column: str, value: float, **extra: Any) -> dict[str, Any]:
     """A printed total of ``column`` with its DuckDB check, as the Coder tracks one."""
     check = f'SELECT COALESCE(SUM(CAST("{column}" AS DOUBLE)), 0) FROM "t"'
@@ -53,10 +60,13 @@ def write_job(
     status: str = "completed",
     charts: dict[str, dict[str, Any]] | None = None,
     headings: tuple[str, ...] = ("Findings",),
+    data: str | None = None,
 ) -> Path:
-    """A finished job folder as the lint reads it: job, profile, calculations, citations, report and chart sidecars.
+    """A finished job folder as the lint reads it: job, profile, calculations, citations, report, chart sidecars and
+    (given ``data``, CSV text) the job's copy of its input.
 
-    Each paragraph's ``{calc_id}`` is printed as the value with the citation marker of that calculation.
+    Each paragraph's ``{calc_id}`` is printed as the value (a claim: its ``printed`` sentence) with the citation
+    marker of that calculation.
     """
     (job / "cache").mkdir(parents=True)
     (job / "charts").mkdir()
@@ -69,7 +79,12 @@ def write_job(
         {"citation_id": markers[c["id"]], "calculation_id": c["id"], "verification_status": "verified"} for c in calcs
     ]
     (job / "citations.json").write_text(json.dumps({"citations": citations}), encoding="utf-8")
-    printed = {c["id"]: c.get("printed", f"{c['value']:,}") for c in calcs}
+    printed = {
+        c["id"]: c.get("printed", f"{c['value']:,}" if not isinstance(c["value"], str) else c["value"]) for c in calcs
+    }
+    if data is not None:
+        (job / "data").mkdir()
+        (job / "data" / "t.csv").write_text(data, encoding="utf-8")
 
     def render(text: str) -> str:
         return re.sub(r"\{(\w+)\}", lambda m: f"{printed[m.group(1)]} {markers[m.group(1)]}", text)
@@ -203,7 +218,9 @@ def test_a_time_axis_without_a_trend_is_a_missing_trend(tmp_path: Path) -> None:
 
 
 def test_degenerate_reports_clipped_charts_and_a_wrong_lead_are_found(tmp_path: Path) -> None:
-    few = clean_job(tmp_path / "few", paragraphs=["Total revenue is {revenue_total}."], table=None)
+    few = clean_job(
+        tmp_path / "few", columns=[measure("revenue")], paragraphs=["Total revenue is {revenue_total}."], table=None
+    )
     assert set(kinds(few)) == {"too_few_verified", "no_table"}
     clipped = clean_job(tmp_path / "clip", charts={"breakdown_x": {"title": "x", "clipped_texts": ["a long label"]}})
     assert kinds(clipped)["clipped_chart_text"] == ["breakdown_x"]
@@ -228,10 +245,9 @@ def test_a_fast_subset_of_real_tables_runs_without_crash_and_is_linted(tmp_path:
     ]
     assert all(r.seconds < 60 for r in results), [(r.table, r.seconds) for r in results]
     # The lint read every report: a finding list per table, and the parseable last line counts them.
-    line = bench.summary_line(results)
-    assert re.fullmatch(
-        r"tables=10 completed=\d+ needs_review=\d+ failed=0 lint_clean=\d+ median_s=[\d.]+ max_s=[\d.]+", line
-    )
+    line = bench.summary_line(results, "first")
+    assert re.fullmatch(LINE.replace("<name>", "first").replace("tables=\\d+", "tables=10"), line), line
+    assert re.search(r" failed=0 ", line)
     assert all(lint.read_report(bench.table_folder(tmp_path, r.table) / "job").text for r in results)
 
 

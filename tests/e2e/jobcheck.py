@@ -10,6 +10,7 @@ from pathlib import Path
 import jsonschema
 from docx import Document
 
+from insightloom.claims.wording import claim_text
 from insightloom.report.formatting import format_value
 from repo_paths import load_contract
 
@@ -69,6 +70,10 @@ def check_job(job_dir: Path, *, min_charts: int, min_markers: int) -> dict:
         cited = by_marker[f"[{number}]"]
         assert cited["verification_status"] == "verified"
         calc = calcs[cited["calculation_id"]]
+        if calc.get("kind") == "claim":  # a claim prints its sentence, in the report's language
+            printed_claims = [claim_text(calc, language) for language in ("en", "ko")]
+            assert any(f"{p} [{number}]" in text for p in printed_claims), (printed_claims, number)
+            continue
         printed = format_value(calc["value"], calc.get("unit"), calc.get("decimals"))
         assert f"{printed} [{number}]" in text, (printed, number)
     return {"text": text, "markers": markers, "charts": charts, "events": events}

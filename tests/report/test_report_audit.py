@@ -36,7 +36,7 @@ def test_rendered_report_passes(job: Path, schema) -> None:
     render_report(ENGLISH_MD, job)
     result = audit_report(job)
     assert result.verdict == "pass" and result.passed
-    assert result.stats == {"type_a": 0, "type_b": 0, "type_c": 0, "type_d": 2}
+    assert result.stats == {"type_a": 0, "type_b": 0, "type_c": 0, "type_d": 2, "type_e": 0}
     assert {f["cited_calculation_id"] for f in result.findings} == {"tampered", "unchecked"}
     data = _findings(job)
     schema("audit_findings", data)

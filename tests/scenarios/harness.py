@@ -84,7 +84,8 @@ def assert_verified(run: ScenarioRun) -> None:
     audit = json.loads((run.job_dir / "audit_findings.json").read_text(encoding="utf-8"))
     assert audit["stats"]["type_a"] == 0, [f for f in audit["findings"] if f["type"] == "A"][:3]
     text, _, _ = body_text(run.job_dir / "final_report.docx")
-    assert not re.search(r"\{+\s*calc\s*:", text, re.I), "a calculation reference was printed raw"
+    assert not re.search(r"\{+\s*(?:calc|claim)\s*:", text, re.I), "a reference was printed raw"
+    assert audit["stats"].get("type_e", 0) == 0, [f for f in audit["findings"] if f["type"] == "E"][:3]
     assert facts["markers"]
     assert not uncited_digits(run.job_dir), uncited_digits(run.job_dir)[:3]
 
@@ -111,20 +112,32 @@ _ALLOWED_RES = [
 def uncited_digits(job_dir: Path) -> list[str]:
     """Digits in the report body that are not exactly a cited calculation's printed value and its marker.
 
-    Independent of the product's own label rules: only the printed spans "<value> [N]" of verified citations, years,
-    dates, figure numbers, list numbering, "top N", and table label cells (header row and first column) may hold
-    digits. Returns the offending passages.
+    Independent of the product's own label rules: only the printed spans "<value> [N]" of verified citations (a
+    claim's "<sentence> [N]"), the bare value of a verified count the report cites with no marker (the number of
+    rows, columns or groups), years, dates, figure numbers, list numbering, "top N", and table label cells (header
+    row and first column) may hold digits. Returns the offending passages.
     """
     from docx import Document
 
+    from insightloom.claims.wording import claim_text
     from insightloom.report.formatting import format_value
 
     citations = json.loads((job_dir / "citations.json").read_text(encoding="utf-8"))["citations"]
-    printed = {
-        c["citation_id"]: format_value(c["value"], c.get("unit"), c.get("decimals"))
+    meta = json.loads((job_dir / "calculation_metadata.json").read_text(encoding="utf-8"))["calculations"]
+    claims = {c["id"]: c for c in meta if c.get("kind") == "claim"}
+    printed: list[tuple[str, str]] = []
+    bare = {
+        format_value(c["value"], "count", None)
         for c in citations
-        if c["citation_id"] and c["verification_status"] == "verified"
+        if not c["citation_id"] and c["verification_status"] == "verified" and c.get("unit") == "count"
     }
+    for c in citations:
+        if not c["citation_id"] or c["verification_status"] != "verified":
+            continue
+        record = claims.get(c["calculation_id"])
+        values = [claim_text(record, lang) for lang in ("en", "ko")] if record else []
+        values = values or [format_value(c["value"], c.get("unit"), c.get("decimals"))]
+        printed += [(c["citation_id"], value) for value in values]
     doc = Document(str(job_dir / "final_report.docx"))
     texts: list[str] = []
     for paragraph in doc.paragraphs:
@@ -137,8 +150,10 @@ def uncited_digits(job_dir: Path) -> list[str]:
     offending = []
     for text in texts:
         rest = text
-        for marker, value in sorted(printed.items(), key=lambda kv: -len(kv[1])):
+        for marker, value in sorted(printed, key=lambda kv: -len(kv[1])):
             rest = rest.replace(f"{value} {marker}", " ")
+        for value in bare:
+            rest = re.sub(rf"(?<![\d.,]){re.escape(value)}(?![\d.,%]|\s*\[)", " ", rest)
         for pattern in _ALLOWED_RES:
             rest = pattern.sub(" ", rest)
         if re.search(r"\d", rest):

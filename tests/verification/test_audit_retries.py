@@ -28,7 +28,7 @@ def test_first_draft_with_a_b_defect_is_repaired_by_one_retry(monkeypatch, tmp_p
     audit = read(job, "audit_findings.json")
     assert audit["verdict"] == "pass" and audit["audit_metadata"]["retry_count"] == 1
     assert audit["stats"]["type_b"] == 0 and audit["stats"]["type_c"] == 0
-    rows = first_verified(job)
+    rows = first_verified(job, marked=True)
     text = docx_text(job)
     assert f"the rows are {rows['value']:,} [1]" in text and "the rows are [1]" not in text
     # Only the flagged passage changed; every other line of the draft is as the scripted Reporter wrote it.

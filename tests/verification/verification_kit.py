@@ -82,9 +82,16 @@ def invocations(job_dir: Path, role: str) -> int:
     return len(read(job_dir, f"transcripts/{role}.json")["invocations"])
 
 
-def first_verified(job_dir: Path, unit: str = "count") -> dict[str, Any]:
-    """The first verified calculation of a unit (a number the scripted Reporter can cite)."""
-    return next(c for c in citations(job_dir).values() if c["verification_status"] == "verified" and c["unit"] == unit)
+def first_verified(job_dir: Path, unit: str = "count", *, marked: bool = False) -> dict[str, Any]:
+    """The first verified calculation of a unit (a number the scripted Reporter can cite); ``marked``: one the report
+    prints with a marker (not a trivial count such as the number of rows, printed bare)."""
+    from insightloom.report.appendix import is_trivial
+
+    return next(
+        c
+        for c in citations(job_dir).values()
+        if c["verification_status"] == "verified" and c["unit"] == unit and not (marked and is_trivial(c))
+    )
 
 
 def draft_with_b_defect(job_dir: Path) -> Callable[[Conversation], Reply]:
@@ -94,7 +101,7 @@ def draft_with_b_defect(job_dir: Path) -> Callable[[Conversation], Reply]:
     """
 
     def step(conv: Conversation) -> Reply:
-        calc = first_verified(job_dir)
+        calc = first_verified(job_dir, marked=True)
         markdown = (
             "# Sales report\n\n## Summary\n\n"
             f"The data has {{{{calc:{calc['calculation_id']}}}}} rows.\n\n"

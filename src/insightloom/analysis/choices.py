@@ -100,6 +100,37 @@ def is_additive(col: dict[str, Any]) -> bool:
     return _column_entry(col).get("aggregation") == "sum"
 
 
+def _number(value: Any) -> float | None:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if number == number else None
+
+
+def is_numbered(col: dict[str, Any]) -> bool:
+    """Whether an integer column holds exactly the numbers 1..k (``site`` 1..7, ``pair`` 1..21, ``Time`` 1..19).
+
+    Such numbers name groups or count off periods; a correlation with them, or their distribution, measures the
+    numbering, not a quantity. A count (``Qty`` 1..9, an additive column) is a quantity whatever its values.
+    """
+    low, high, distinct = _number(col.get("min")), _number(col.get("max")), int(col.get("distinct") or 0)
+    numbered = "int" in str(col.get("dtype", "")) and low == 1 and high == distinct >= 3
+    return numbered and not is_count_like(col) and not is_additive(col)
+
+
+#: Columns that annotate a value rather than measure anything (``Value Footnotes``, ``flag``, ``note``).
+_ANNOTATION = re.compile(r"(?:^|[^a-z])(?:foot\s*notes?|notes?|flags?|remarks?|symbols?|comments?)(?:[^a-z]|$)", re.I)
+
+
+def is_label_column(col: dict[str, Any]) -> bool:
+    """Whether a numeric column's values are labels rather than amounts: a code, rank, year or row index, a
+    numbering of groups or periods (:func:`is_numbered`), or a footnote or flag annotating another column."""
+    if _ANNOTATION.search(str(col.get("name", ""))):
+        return True
+    return _column_entry(col).get("aggregation") == "none" or is_numbered(col)
+
+
 def is_count_like(col: dict[str, Any]) -> bool:
     """Whether the column counts things (its totals print as plain counts)."""
     return bool(_COUNT_LIKE.search(str(col.get("name", ""))))

@@ -83,7 +83,9 @@ def _is_number(col: dict[str, Any]) -> bool:
 
 
 def _is_quantity(col: dict[str, Any]) -> bool:
-    return _is_number(col) and col.get("semantic") != "binary_outcome"
+    """A number worth correlating or describing: no 0/1 outcome, and no numbering of groups or periods (``site``
+    1..7, ``Time`` 1..19), whose correlation would measure the numbering."""
+    return _is_number(col) and col.get("semantic") != "binary_outcome" and not selection.is_label_column(col)
 
 
 def _agg(table: dict[str, Any], measure: str) -> str:
@@ -183,3 +185,85 @@ def plan_markdown(profile: dict[str, Any], request: str = "", language: str = "e
     for number, role in enumerate(("validator", "reporter", "auditor"), start=2):
         lines += [f"### {number}. {role.capitalize()}: {subtitles[role]}", f"- [ ] {items[role]}"]
     return "\n".join(lines) + "\n"
+
+
+#: A column missing in at least this share of rows (in %) is named as "mostly missing" when the plan leaves it out.
+MOSTLY_MISSING = 50.0
+#: Why a column is not analysed, in the order the reasons are tried.
+SKIP_REASONS = (
+    "pii",
+    "identifier",
+    "text",
+    "missing",
+    "constant",
+    "many_groups",
+    "code",
+    "date",
+    "rate",
+    "more_categories",
+    "more_measures",
+    "unplanned",
+)
+
+
+def planned_columns(specs: list[AnalysisSpec], table: dict[str, Any]) -> set[str]:
+    """The columns of ``table`` the analyses read: their measures, breakdowns, time axes, rate parts and, for a wide
+    table's trend, every year column. ``specs`` are those of this table only."""
+    used: set[str] = set()
+    axis = time_logic.trend_axis(selection.annotated(table))
+    rates = selection.rate_defs(table)
+    for spec in specs:
+        used.update(spec.columns())
+        if spec.kind == "trend" and axis is not None and axis.kind == "wide_years" and spec.by in axis.columns:
+            used.update(axis.columns)
+        for key in spec.rates:
+            if key in rates:
+                used.update((rates[key].numerator, rates[key].denominator))
+    return used
+
+
+def missing_share(col: dict[str, Any], rows: int) -> float:
+    """The share of rows (in %) where the column is missing, from its profile entry."""
+    return 100.0 * float(col.get("missing") or 0) / rows if rows else 0.0
+
+
+def skip_reason(col: dict[str, Any], rows: int, kinds: frozenset[str] = frozenset()) -> str:
+    """Why a column the plan does not read is left out: one of :data:`SKIP_REASONS`.
+
+    ``kinds`` are the plan's analysis kinds: a category is "beyond the plan's breakdowns" only when it has some.
+    """
+    role, distinct = col.get("role"), int(col.get("distinct") or 0)
+    if role in selection.EXCLUDED_ROLES:
+        return str(role)
+    if role == "text":
+        return "text"
+    if missing_share(col, rows) >= MOSTLY_MISSING:
+        return "missing"
+    if distinct <= 1:
+        return "constant"
+    if role == "category" and distinct > selection.MAX_GROUPS:
+        return "many_groups"
+    if role in ("measure", "rate") and selection.is_label_column(col):
+        return "code"
+    if role == "date":
+        return "date"
+    if role == "rate":
+        return "rate"
+    if role == "category" and "breakdown" in kinds:
+        return "more_categories"
+    if role == "measure" and "kpi" in kinds:
+        return "more_measures"
+    return "unplanned"
+
+
+def unanalysed_columns(table: dict[str, Any], specs: list[AnalysisSpec]) -> list[tuple[str, str]]:
+    """Every profiled column of ``table`` that no analysis of ``specs`` reads, with its reason, in table order."""
+    table = selection.annotated(table)
+    used = planned_columns(specs, table)
+    rows = int(table.get("rows") or 0)
+    kinds = frozenset(spec.kind for spec in specs)
+    return [
+        (str(col["name"]), skip_reason(col, rows, kinds))
+        for col in table.get("columns", [])
+        if col.get("name") not in used
+    ]

@@ -13,6 +13,7 @@ from insightloom.analysis_utils.calculations import (
     track_calculation,
 )
 from insightloom.analysis_utils.charts import save_chart
+from insightloom.analysis_utils.claims import track_claim
 from insightloom.analysis_utils.exit_checks import ChecksFailed, flush_checks
 from insightloom.analysis_utils.group_trackers import GroupValues, track_group_values
 from insightloom.analysis_utils.jobdir import job_dir, load_df, read_profile
@@ -64,6 +65,7 @@ __all__ = [
     "to_python_type",
     "track_calculation",
     "track_change",
+    "track_claim",
     "track_corr",
     "track_group_values",
     "track_mean",

@@ -313,13 +313,20 @@ def _clip_range(s: pd.Series) -> tuple[float, float]:
     return low, high
 
 
-def draw_histogram(ax: Any, values: Any, *, color: str = "#4C72B0") -> str:
-    """A histogram that a few outliers cannot flatten (see :func:`distribution_scale`); returns the scale used."""
+def draw_histogram(ax: Any, values: Any, *, color: str = "#4C72B0", integer: bool = False) -> str:
+    """A histogram that a few outliers cannot flatten (see :func:`distribution_scale`); returns the scale used.
+
+    Its y axis counts rows, so its ticks are whole numbers; ``integer`` says the values are whole numbers too (a
+    count column), so a linear x axis gets whole-number ticks as well.
+    """
     from matplotlib.ticker import NullFormatter
 
     s = pd.Series(np.asarray(values, dtype=float)).replace([np.inf, -np.inf], np.nan).dropna()
     scale = distribution_scale(s)
     count = min(40, max(10, int(len(s) ** 0.5)))
+    compact_axis(ax.yaxis, integer=True)
+    if integer and scale != "log":
+        compact_axis(ax.xaxis, integer=True)
     if scale == "log":
         ax.hist(s, bins=np.geomspace(float(s.min()), float(s.max()), count + 1), color=color, alpha=0.85)
         ax.set_xscale("log")

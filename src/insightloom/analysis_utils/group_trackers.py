@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from insightloom.analysis.wording import texts
-from insightloom.analysis_utils.sql import dbl, qi, ql
+from insightloom.analysis_utils.sql import qi, ql
 from insightloom.analysis_utils.trackers import (
     column_facts,
     frame,
@@ -28,6 +28,7 @@ from insightloom.analysis_utils.trackers import (
     table_of,
     track_value,
     value_decimals,
+    without_codes_sql,
 )
 
 logger = logging.getLogger(__name__)
@@ -64,6 +65,9 @@ class GroupValues:
         top_tied / bottom_tied: How many groups share the top / bottom value.
         bottom_value_ref: The bottom value's reference (None when there is one group or all tie).
         all_tied: More than one group and all have the same value.
+        sentinels: The measure's sentinel codes (profile ``sentinel_values``), left out of every value.
+        integral: Every group value is a whole number of whole-number data (counts, sums of counts): printed and
+            charted without decimals.
     """
 
     prefix: str
@@ -77,6 +81,8 @@ class GroupValues:
     count_ref: str
     scale: int = 1
     positive: str | None = None
+    sentinels: tuple[float, ...] = ()
+    integral: bool = False
     rows: list[GroupRow] = field(default_factory=list)
     ordered: pd.DataFrame = field(default_factory=pd.DataFrame)
     top_ref: str | None = None
@@ -98,14 +104,23 @@ def group_label(key: Any) -> str:
     return str(key)
 
 
+def measure_values(series: pd.Series, agg: str, positive: str | None, sentinels: tuple[float, ...]) -> pd.Series:
+    """A measure's values as a breakdown aggregates them: a 0/1 outcome as 0/1, else numbers without the codes."""
+    if agg == "rate":
+        return outcome_values(series, positive)
+    values = numeric(series)
+    return values.mask(values.isin(sentinels)) if sentinels else values
+
+
 def _grouped(
-    data: pd.DataFrame, measure: str | None, by: str, agg: str, scale: int, positive: str | None = None
-) -> pd.DataFrame:
+    data: pd.DataFrame, measure: str | None, by: str, agg: str, scale: int, positive: str | None = None,
+    sentinels: tuple[float, ...] = (),
+) -> pd.DataFrame:  # fmt: skip
     rows = data[data[by].notna()]
     if agg == "count" or measure is None:
         groups = rows.groupby(by, observed=True).size().astype(float)
     else:
-        measured = outcome_values(rows[measure], positive) if agg == "rate" else numeric(rows[measure])
+        measured = measure_values(rows[measure], agg, positive, sentinels)
         values = measured.groupby(rows[by], observed=True)
         groups = values.sum() * scale if agg == "sum" else values.mean().dropna() * (100 if agg == "rate" else scale)
     ordered = pd.DataFrame({"key": groups.index, "value": groups.to_numpy(dtype=float)})
@@ -113,21 +128,26 @@ def _grouped(
 
 
 def group_sql(
-    measure: str | None, agg: str, where: str | None = None, scale: int = 1, positive: str | None = None
-) -> str:
-    """The per-group aggregate in SQL, optionally over the rows matching ``where`` only."""
+    measure: str | None, agg: str, where: str | None = None, scale: int = 1, positive: str | None = None,
+    sentinels: tuple[float, ...] = (),
+) -> str:  # fmt: skip
+    """The per-group aggregate in SQL, optionally over the rows matching ``where`` only (sentinel codes left out)."""
     if agg == "count" or measure is None:
         return f"COUNT(*) FILTER (WHERE {where})" if where else "COUNT(*)"
-    expression = outcome_sql(measure, positive) if agg == "rate" else dbl(measure)
+    expression = outcome_sql(measure, positive) if agg == "rate" else without_codes_sql(measure, sentinels)
     value = f"CASE WHEN {where} THEN {expression} END" if where else expression
     factor = 100 if agg == "rate" else scale
     sql = f"COALESCE(SUM({value}), 0)" if agg == "sum" else f"AVG({value})"
     return sql if factor == 1 else f"{factor} * {sql}"
 
 
-def _groups_cte(view: str, measure: str | None, by: str, agg: str, scale: int, positive: str | None = None) -> str:
-    having = f" HAVING COUNT({qi(measure)}) > 0" if agg in ("mean", "rate") and measure else ""
-    aggregate = group_sql(measure, agg, scale=scale, positive=positive)
+def _groups_cte(
+    view: str, measure: str | None, by: str, agg: str, scale: int, positive: str | None = None,
+    sentinels: tuple[float, ...] = (),
+) -> str:  # fmt: skip
+    counted = without_codes_sql(measure, sentinels) if measure and agg == "mean" else qi(measure)
+    having = f" HAVING COUNT({counted}) > 0" if agg in ("mean", "rate") and measure else ""
+    aggregate = group_sql(measure, agg, scale=scale, positive=positive, sentinels=sentinels)
     return (f"WITH g AS (SELECT {qi(by)} AS g, {aggregate} AS v FROM {qi(view)} "
             f"WHERE {qi(by)} IS NOT NULL GROUP BY 1{having}) ")  # fmt: skip
 
@@ -180,7 +200,8 @@ def track_group_values(
     scale = facts.unit_scale if facts is not None and agg in ("sum", "mean") else 1
     data = frame(view)
     positive = facts.positive if facts is not None else None
-    ordered = _grouped(data, measure, by, agg, scale, positive)
+    codes = facts.sentinels if facts is not None and agg in ("sum", "mean") else ()
+    ordered = _grouped(data, measure, by, agg, scale, positive, codes)
     if ordered.empty:
         raise ValueError(f"track_group_values({prefix!r}): no {by!r} group has a value")
     tx = texts("breakdown", language)
@@ -190,14 +211,15 @@ def track_group_values(
     integral = agg == "count" or (agg == "sum" and measure is not None and is_integral(data[measure]))
     nonnull = [str(measure)] if agg in ("mean", "rate") else []
     words = {"by": by, "m": measure or "", "what": what}
-    result = GroupValues(prefix, table.view, measure, by, agg, what, unit, len(ordered), "", scale, positive=positive)
+    result = GroupValues(prefix, table.view, measure, by, agg, what, unit, len(ordered), "", scale, positive=positive,
+                         sentinels=codes, integral=integral)  # fmt: skip
     result.ordered = ordered
     result.count_ref = track_value(
         f"{prefix}_groups", len(ordered), tx["d_groups"].format(**words),
         f"number of {by} groups" + (f" with a {measure} value" if nonnull else ""), table.view, [by, *nonnull],
         "medium", None, "count", recipe={"op": "count_groups", "view": table.view, "by": by, "nonnull": nonnull},
     )  # fmt: skip
-    cte = _groups_cte(table.view, measure, by, agg, scale, positive)
+    cte = _groups_cte(table.view, measure, by, agg, scale, positive, codes)
     first, last = float(ordered["value"].iloc[0]), float(ordered["value"].iloc[-1])
     result.all_tied = len(ordered) > 1 and len(_tied(ordered, first)) == len(ordered)
     if not result.all_tied:
@@ -206,7 +228,11 @@ def track_group_values(
         result.top_ref = track_value(f"{prefix}_top", ", ".join(group_label(k) for k in tied["key"]),
                                      tx["d_top"].format(**words), "largest group(s) (ties: all, by name)", table.view,
                                      cols, "high", _tied_sql(cte, "MAX"))  # fmt: skip
-    whole = float(len(data)) if agg == "count" else float(numeric(data[str(measure)]).sum()) * scale
+    whole = (
+        float(len(data))
+        if agg == "count"
+        else float(measure_values(data[str(measure)], agg, positive, codes).sum()) * scale
+    )
     for i, (key, value) in enumerate(zip(ordered["key"].head(top), ordered["value"].head(top), strict=True), start=1):
         result.rows.append(_track_row(result, i, key, float(value), whole if shares else 0.0, integral, tx, cols))
     if len(ordered) > 1 and not result.all_tied:
@@ -232,6 +258,12 @@ def _group_unit(facts: Any, agg: str) -> str | None:
     return None if agg == "mean" and unit == "count" else unit
 
 
+def _group_formula(result: GroupValues) -> str:
+    """One formula for every group of a breakdown (the description names the group), so the appendix shows it once."""
+    of = f" of {result.measure}" if result.measure and result.agg != "count" else ""
+    return f"{result.agg}{of} over the rows of the {result.by} group"
+
+
 def _track_row(
     result: GroupValues, i: int, key: Any, value: float, whole: float, integral: bool, tx: dict[str, str],
     cols: list[str],
@@ -241,20 +273,20 @@ def _track_row(
     level = "high" if i == 1 else "medium"
     scale = result.scale
     words = {"by": result.by, "g": key, "what": result.what, "m": result.measure or ""}
-    value_ref = track_value(f"{result.prefix}_{i}", value, tx["d_value"].format(**words), f"{result.agg} for {key}",
-                            result.view, cols, level,
-                            f"SELECT {group_sql(result.measure, result.agg, where, scale, result.positive)} "
-                            f"FROM {qi(result.view)}",
+    aggregate = group_sql(result.measure, result.agg, where, scale, result.positive, result.sentinels)
+    value_ref = track_value(f"{result.prefix}_{i}", value, tx["d_value"].format(**words), _group_formula(result),
+                            result.view, cols, level, f"SELECT {aggregate} FROM {qi(result.view)}",
                             result.unit, value_decimals(value, result.unit, integral))  # fmt: skip
     share_ref = None
     if result.agg in ("sum", "count") and whole:
         share = 100 * value / whole
         part, total = (
-            group_sql(result.measure, result.agg, where, scale),
-            group_sql(result.measure, result.agg, None, scale),
+            group_sql(result.measure, result.agg, where, scale, sentinels=result.sentinels),
+            group_sql(result.measure, result.agg, None, scale, sentinels=result.sentinels),
         )
         share_ref = track_value(f"{result.prefix}_share_{i}", share, tx["d_share"].format(**words),
-                                f"{result.agg} for {key} / {result.agg} overall * 100", result.view, cols, level,
+                                f"{_group_formula(result)} / {result.agg} over all rows * 100", result.view, cols,
+                                level,
                                 f"SELECT 100 * CAST({part} AS DOUBLE) / NULLIF({total}, 0) FROM {qi(result.view)}",
                                 "%", value_decimals(share, "%", False))  # fmt: skip
     return GroupRow(key, group_label(key), value, value_ref, share_ref)

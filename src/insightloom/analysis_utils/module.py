@@ -41,6 +41,7 @@ EXPORTS = (
     "track_corr",
     "track_group_values",
     "track_value",
+    "track_claim",
     "run_standard",
 )
 
@@ -62,6 +63,8 @@ def generate_utils_module() -> str:
         "track_mean, track_stat, track_share, track_rate, track_change, track_corr, track_group_values. They read\n"
         "the profile's aggregation/semantic/unit and raise AggregationRefused (with the fix) for a forbidden sum.\n"
         "run_standard(plan_item) runs a standard plan item (overview, KPIs, breakdown, trend, ...) end to end.\n"
+        "track_claim(kind, id, view, sql, params, description=...) tests a claim (trend, driver, concentration,\n"
+        "correlation, outlier, sentinel, comparison) and returns {{claim:id}}: cite it, never write the verdict.\n"
         '"""\n\n'
         f"from insightloom.analysis_utils import (\n{names})\n\n"
         f"__all__ = [\n{listed}]\n"

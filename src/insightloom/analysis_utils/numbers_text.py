@@ -35,9 +35,16 @@ def distinct_labels(values: list[float], digits: int = 3) -> list[str]:
     return labels
 
 
-def compact_axis(axis: Any) -> None:
-    """Format a matplotlib axis (``ax.xaxis``/``ax.yaxis``) with compact, mutually distinct tick labels."""
-    from matplotlib.ticker import Formatter
+def compact_axis(axis: Any, *, integer: bool = False) -> None:
+    """Format a matplotlib axis (``ax.xaxis``/``ax.yaxis``) with compact, mutually distinct tick labels.
+
+    ``integer`` is for whole-number data (counts, rows per group, a histogram's frequencies): ticks then sit on
+    whole numbers only, so a count axis never reads ``2.5``.
+    """
+    from matplotlib.ticker import Formatter, MaxNLocator
+
+    if integer:
+        axis.set_major_locator(MaxNLocator(integer=True))
 
     class _Compact(Formatter):
         def __call__(self, x: float, pos: int | None = None) -> str:

@@ -9,7 +9,7 @@ A fixed section format (below) lets the offline Reporter rebuild findings and ta
     - calculations: calc_a, calc_b
     - charts: charts/breakdown_category.png
     ### findings
-    - <sentence with {{calc:<id>}} references only>
+    - <sentence with {{calc:<id>}} references only (and {{claim:<id>}} for a tracked claim)>
     ### table
     | Category | Amount |
     | --- | --- |
@@ -26,7 +26,7 @@ from pathlib import Path
 
 from insightloom.analysis_utils.calculations import METADATA_FILE, load_calculations
 from insightloom.analysis_utils.jobdir import job_dir
-from insightloom.calc_refs import calc_ids, find_near_misses, unknown_id_advice
+from insightloom.calc_refs import calc_ids, claim_ids, claim_reference, find_near_misses, reference, unknown_id_advice
 
 logger = logging.getLogger(__name__)
 
@@ -52,12 +52,36 @@ def calc_refs(text: str) -> list[str]:
     return calc_ids(text)
 
 
-def _reference_problems(text: str, cited: Iterable[str], known: list[str]) -> list[str]:
-    """Near-miss references in ``text`` (their fix naming the tracked id meant) and cited ids not tracked."""
-    problems = [f"{miss.written} is not a reference: {miss.advice()}" for miss in find_near_misses(text, known or None)]
-    tracked = set(known)
-    problems += [unknown_id_advice(calc_id, known) for calc_id in dict.fromkeys(cited) if calc_id not in tracked]
+def _claim_problems(text: str, known: list[str], claims: list[str]) -> list[str]:
+    """Claims cited as numbers, numbers cited as claims, and ``{{claim:ID}}`` ids that are no tracked claim."""
+    problems = [
+        f"'{calc_id}' is a tracked claim: write {claim_reference(calc_id)} instead of {reference(calc_id)}"
+        for calc_id in calc_ids(text)
+        if calc_id in claims
+    ]
+    for claim_id in claim_ids(text):
+        if claim_id in claims:
+            continue
+        if claim_id in known:
+            problems.append(
+                f"'{claim_id}' is a number: write {reference(claim_id)} instead of {claim_reference(claim_id)}"
+            )
+        else:
+            problems.append(unknown_id_advice(claim_id, claims, claim=True))
     return problems
+
+
+def _reference_problems(
+    text: str, cited: Iterable[str], known: list[str], claims: list[str] | None = None
+) -> list[str]:
+    """Near-miss references in ``text`` (their fix naming the tracked id meant), cited ids not tracked, and claims
+    cited as numbers or the other way round."""
+    claims = claims or []
+    misses = find_near_misses(text, known or None, claims)
+    problems = [f"{miss.written} is not a reference: {miss.advice()}" for miss in misses]
+    tracked = {*known, *claim_ids(text)}  # a {{claim:ID}} that is no tracked claim is named below, once
+    problems += [unknown_id_advice(calc_id, known) for calc_id in dict.fromkeys(cited) if calc_id not in tracked]
+    return problems + _claim_problems(text, known, claims)
 
 
 def _check_references(section: str, text: str, calculations: Iterable[str], folder: Path) -> None:
@@ -67,13 +91,16 @@ def _check_references(section: str, text: str, calculations: Iterable[str], fold
         ValueError: A near miss such as ``{calc:x}`` or ``{{Calc:X}}`` (or any other ``{{...}}``), or an id that is
             not in ``calculation_metadata.json``.
     """
-    known = [str(c["id"]) for c in load_calculations(folder)]
-    problems = _reference_problems(text, calculations, known)
+    records = load_calculations(folder)
+    known = [str(c["id"]) for c in records]
+    claims = [str(c["id"]) for c in records if c.get("kind") == "claim"]
+    problems = _reference_problems(text, calculations, known, claims)
     if problems:
         lines = "\n".join(f"- {p}" for p in problems)
         raise ValueError(
             f"append_result({section!r}) was not written; fix these references and run the script again:\n{lines}\n"
-            f"Cite only ids tracked with track_calculation(...) (they are in {METADATA_FILE}), as {{{{calc:<id>}}}}."
+            f"Cite only ids tracked with track_calculation(...) (they are in {METADATA_FILE}), as {{{{calc:<id>}}}}, "
+            "and claims tracked with track_claim(...) as {{claim:<id>}}."
         )
 
 
@@ -205,9 +232,11 @@ def append_result(
         files: Produced files; ``.png`` files are listed as charts, a ``.py`` file as the script.
         plan_item: The exact plan item this section completes.
         script: Script path relative to the job folder; default the running script.
-        calculations: Calculation ids; default every ``{{calc:id}}`` referenced in findings and table.
+        calculations: Calculation ids; default every ``{{calc:id}}`` and ``{{claim:id}}`` referenced in findings and
+            table.
         charts: Chart paths relative to the job folder.
-        findings: Sentences that reference numbers only as ``{{calc:<id>}}``.
+        findings: Sentences that reference numbers only as ``{{calc:<id>}}`` and claims ("rising", "main driver")
+            only as ``{{claim:<id>}}``.
         table: A Markdown table (cells may hold ``{{calc:<id>}}``).
 
     Returns:
@@ -234,7 +263,8 @@ def append_result(
     script = _text_argument("script", script)
     referencing = "\n".join([section, *all_findings, table_text])
     cited = calc_refs(referencing)
-    calculations = cited if calculations is None else _list_argument("calculations", calculations)
+    claimed = claim_ids(referencing)
+    calculations = [*cited, *claimed] if calculations is None else _list_argument("calculations", calculations)
     _check_references(section, referencing, [*cited, *calculations], folder)
     entry = ResultSection(
         title=section,

@@ -79,6 +79,7 @@ class ColumnFacts:
         unit: Unit of its values (a currency code, ``%``, ``count``) or None.
         unit_scale: Multiplier to the unit (1000 for "in thousands of dollars").
         positive: The value that counts as 1 in a two-valued text outcome (``yes``), else None.
+        sentinels: Codes the profile found used as codes (``sentinel_values``: 99999, -1); never a value.
     """
 
     view: str
@@ -88,6 +89,7 @@ class ColumnFacts:
     unit: str | None
     unit_scale: int
     positive: str | None = None
+    sentinels: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -157,7 +159,39 @@ def column_facts(view: str | None, column: str) -> ColumnFacts:
     unit = col.get("unit") if col.get("unit") else choices.measure_unit(col)
     positive = col.get("positive_value")
     return ColumnFacts(table.view, column, aggregation, col.get("semantic"), unit, int(col.get("unit_scale") or 1),
-                       None if positive is None else str(positive))  # fmt: skip
+                       None if positive is None else str(positive), sentinel_codes(col))  # fmt: skip
+
+
+def sentinel_codes(col: dict[str, Any]) -> tuple[float, ...]:
+    """The codes of a profile column's ``sentinel_values`` (``[{"value": 99999, "count": 12}]`` -> ``(99999.0,)``)."""
+    codes: list[float] = []
+    for entry in col.get("sentinel_values") or []:
+        value: Any = entry.get("value") if isinstance(entry, dict) else entry
+        try:
+            codes.append(float(value))
+        except (TypeError, ValueError):
+            continue  # a malformed entry is no code
+    return tuple(dict.fromkeys(c for c in codes if math.isfinite(c)))
+
+
+def measured(series: pd.Series, facts: ColumnFacts) -> pd.Series:
+    """The column's values as floats with its sentinel codes left out (99999 meaning "unknown" is no value)."""
+    values = numeric(series)
+    return values.mask(values.isin(facts.sentinels)) if facts.sentinels else values
+
+
+def measured_sql(facts: ColumnFacts) -> str:
+    """The SQL twin of :func:`measured`: the column as DOUBLE, NULL where it holds a sentinel code."""
+    return without_codes_sql(facts.name, facts.sentinels)
+
+
+def without_codes_sql(column: str, codes: tuple[float, ...]) -> str:
+    """``CAST(column AS DOUBLE)``, NULL where it holds one of ``codes``."""
+    value = dbl(column)
+    if not codes:
+        return value
+    listed = ", ".join(repr(code) for code in codes)
+    return f"CASE WHEN {value} IN ({listed}) THEN NULL ELSE {value} END"
 
 
 def _fallback_aggregation(col: dict[str, Any]) -> str:
@@ -214,14 +248,17 @@ def is_integral(series: pd.Series) -> bool:
 
 
 def value_decimals(value: float, unit: str | None, integral: bool) -> int | None:
-    """Display decimals: whole-number sums without decimals, small currency amounts with their cents."""
+    """Display decimals: whole numbers of whole-number data without decimals (a sum of counts is never
+    ``808,585.00``, whatever its unit), small currency amounts with their cents."""
     if unit == "count":
         return None  # the report prints counts without decimals already
-    if is_currency(unit):
-        return 2 if abs(value) < 100 and not float(value).is_integer() else None
     if unit == "%":
         return 2 if 0 < abs(value) < 1 else None
-    return 0 if integral and unit is None else None
+    if integral and float(value).is_integer():
+        return 0
+    if is_currency(unit):
+        return 2 if abs(value) < 100 and not float(value).is_integer() else None
+    return None
 
 
 def _mask(data: pd.DataFrame, where: Mapping[str, Any] | None) -> pd.Series:
@@ -316,20 +353,28 @@ def _track_aggregate(
     if last is not None:  # the last period of the WHOLE table, whatever ``where`` keeps
         keep &= last_period_mask(data, *last)
         condition = " AND ".join(c for c in (condition, last_period_sql(facts.view, *last)) if c)
-    values = numeric(data.loc[keep, column])
+    values = measured(data.loc[keep, column], facts)
     words = _where_words(where) + _last_words(last)
     if agg == "mean" and values.notna().sum() == 0:
         raise ValueError(f"track_mean({calc_id!r}): column {column!r} has no value{words} to average")
     value = float(values.sum() if agg == "sum" else values.mean()) * facts.unit_scale
-    kept = _when(dbl(column), condition)
+    kept = _when(measured_sql(facts), condition)
     sql = f"COALESCE(SUM({kept}), 0)" if agg == "sum" else f"AVG({kept})"
     check = f"SELECT {_scaled(sql, facts.unit_scale)} FROM {qi(facts.view)}"
     # A mean of counts is no count (3.5 orders per row prints with decimals).
     shown = _unit(unit, None if agg == "mean" and facts.unit == "count" else facts.unit)
     integral = agg == "sum" and is_integral(values)
     columns = list(dict.fromkeys([column, *(where or {}), *(last[:1] if last else ())]))
-    return track_value(calc_id, value, description, f"df[{column!r}].{agg}(){words}", facts.view, columns,
+    formula = f"df[{column!r}].{agg}(){words}" + _without_words(facts)
+    return track_value(calc_id, value, description, formula, facts.view, columns,
                        importance, check, shown, _decimals(decimals, value, shown, integral))  # fmt: skip
+
+
+def _without_words(facts: ColumnFacts) -> str:
+    """The formula's note that sentinel codes were left out (empty when the column has none)."""
+    if not facts.sentinels:
+        return ""
+    return "  # without the code(s) " + ", ".join(f"{code:g}" for code in facts.sentinels)
 
 
 def track_total(
@@ -409,29 +454,36 @@ def track_stat(
         raise ValueError(f"track_stat({calc_id!r}): stat {stat!r} must be min, max, median, quantile or std")
     if stat not in ("min", "max"):
         require(facts, "quantile")
-    values = numeric(frame(view)[column]).dropna()
+    values = measured(frame(view)[column], facts).dropna()
     if values.empty:
         raise ValueError(f"track_stat({calc_id!r}): column {column!r} has no value")
     recipe = None
+    expression = measured_sql(facts)
     if stat == "std":
         value, check, formula = float(values.std()), None, f"df[{column!r}].std()  # sample, ddof=1"
-        recipe = {"op": "std", "view": facts.view, "column": column}
+        if facts.sentinels:  # the recipe reads the raw column: check the values without the codes in SQL instead
+            check = f"SELECT stddev_samp({expression}) FROM {qi(facts.view)}"
+        else:
+            recipe = {"op": "std", "view": facts.view, "column": column}
     elif stat == "quantile":
         share = float(q if q is not None else 0.5)
         value, formula = float(values.quantile(share)), f"df[{column!r}].quantile({share})  # linear"
-        check = f"SELECT quantile_cont({dbl(column)}, {share}) FROM {qi(facts.view)}"
+        check = f"SELECT quantile_cont({expression}, {share}) FROM {qi(facts.view)}"
     else:
         value = float({"min": values.min, "max": values.max, "median": values.median}[stat]())
         check, formula = (
-            f"SELECT {_STATS[stat].format(c=dbl(column))} FROM {qi(facts.view)}",
+            f"SELECT {_STATS[stat].format(c=expression)} FROM {qi(facts.view)}",
             f"df[{column!r}].{stat}()",
         )
+    formula += _without_words(facts)
     value *= facts.unit_scale
     if check is not None and facts.unit_scale != 1:
         check = check.replace("SELECT ", f"SELECT {facts.unit_scale} * ", 1)
     shown = _unit(unit, None if facts.unit == "count" else facts.unit)
+    # A minimum, maximum or quantile of whole numbers that is itself whole prints without decimals (19, not 19.00).
+    integral = stat != "std" and is_integral(values)
     return track_value(calc_id, value, description or f"{stat} of {column}", formula, facts.view, [column],
-                       importance, check, shown, _decimals(decimals, value, shown, False), recipe)  # fmt: skip
+                       importance, check, shown, _decimals(decimals, value, shown, integral), recipe)  # fmt: skip
 
 
 def _part(data: pd.DataFrame, column: str | None, where: Mapping[str, Any] | None) -> float:

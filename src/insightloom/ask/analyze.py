@@ -51,6 +51,7 @@ from ..state import SharedState
 from ..telemetry import UsageLedger
 from ..validation import VERIFIED, values_match
 from ..validation.checks import run_checks
+from ..validation.claim_checks import is_stat_check, verify_claims
 from ..validation.compare import json_safe
 from ..validation.jobfiles import CITATIONS_FILE, METADATA_FILE, load_calculations, load_citations, load_views
 from ..workflow.pipeline import our_error
@@ -393,12 +394,23 @@ def recompute(job_dir: Path, calcs: list[dict[str, Any]]) -> tuple[dict[str, dic
         Id -> its citations.json entry, for the checks that matched; and id -> why the others were refused.
     """
     refused: dict[str, str] = {}
-    checked = [c for c in calcs if isinstance(c.get("check"), str) and c["check"].strip()]
-    refused.update({str(c["id"]): "no DuckDB check, so it cannot be verified" for c in calcs if c not in checked})
-    if not checked:
+    claims = [c for c in calcs if is_stat_check(c)]
+    checked = [c for c in calcs if isinstance(c.get("check"), str) and c["check"].strip() and c not in claims]
+    refused.update(
+        {str(c["id"]): "no DuckDB check, so it cannot be verified" for c in calcs if c not in checked + claims}
+    )
+    if not checked and not claims:
         return {}, refused
-    outcomes, _ = run_checks([c["check"] for c in checked], load_views(job_dir))
+    views = load_views(job_dir)
     verified: dict[str, dict[str, Any]] = {}
+    for claim, result in zip(claims, verify_claims(claims, views) if claims else [], strict=True):
+        if result.verified:
+            verified[str(claim["id"])] = citation_entry(claim, result.verdict, method="stat")
+        else:
+            refused[str(claim["id"])] = result.reason
+    if not checked:
+        return verified, refused
+    outcomes, _ = run_checks([c["check"] for c in checked], views)
     for calc, outcome in zip(checked, outcomes, strict=True):
         comparison = values_match(calc["value"], outcome.value) if not outcome.error else None
         if comparison is None or not comparison.match:
@@ -410,12 +422,13 @@ def recompute(job_dir: Path, calcs: list[dict[str, Any]]) -> tuple[dict[str, dic
     return verified, refused
 
 
-def citation_entry(calc: Mapping[str, Any], check_value: Any) -> dict[str, Any]:
+def citation_entry(calc: Mapping[str, Any], check_value: Any, *, method: str = "check") -> dict[str, Any]:
     """The citations.json entry of a calculation whose check matched (not yet cited: the report never used it)."""
     keys = ("value", "description", "formula", "source_file", "importance", "unit", "decimals")
     entry: dict[str, Any] = {"citation_id": None, "calculation_id": str(calc["id"])}
+    entry.update({key: calc[key] for key in ("kind", "claim_kind", "evidence") if key in calc})
     entry.update({key: calc.get(key) for key in keys})
-    entry.update(verification_status=VERIFIED, verification_method="check", check_value=json_safe(check_value))
+    entry.update(verification_status=VERIFIED, verification_method=method, check_value=json_safe(check_value))
     entry["reason"] = ""
     return entry
 

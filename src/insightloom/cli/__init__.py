@@ -452,7 +452,8 @@ def verify(job_dir: Annotated[Path, typer.Argument(help="A finished job folder."
 
 @app.command()
 def audit(job_dir: Annotated[Path, typer.Argument(help="A job folder with final_report.docx.")]) -> None:
-    """Audit a finished report; exit 0 when the verdict is pass, 3 otherwise."""
+    """Audit a finished report; exit 0 when the verdict is pass, 3 otherwise (a number uncited or wrong, an undefined
+    marker, or an unsupported or contradicted claim: findings A, B, C or E)."""
     from ..report.audit import audit_report
 
     try:

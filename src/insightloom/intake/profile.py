@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from insightloom.claims.stats import find_sentinels
 from insightloom.errors import BadInputError, UnsafePathError
 from insightloom.fileio import read_json
 from insightloom.intake import semantics
@@ -60,6 +61,8 @@ class ColumnProfile:
     unit_scale: int = 1
     positive_value: Any = None
     calc_id_stem: str | None = None
+    #: Codes such as 99999 or -1 used for "missing" in a numeric column, with their counts (docs/claims.md rule).
+    sentinel_values: list[dict[str, Any]] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict; ``min``/``max``/``mean``/``top_values`` are omitted when they do not apply (and for PII).
@@ -90,6 +93,8 @@ class ColumnProfile:
             out["positive_value"] = self.positive_value
         if self.calc_id_stem is not None:
             out["calc_id_stem"] = self.calc_id_stem
+        if self.sentinel_values and self.role != "pii":
+            out["sentinel_values"] = [dict(code) for code in self.sentinel_values]
         return out
 
     @classmethod
@@ -390,6 +395,8 @@ def profile_column(
     if col.dtype in ("int64", "float64"):
         col.min, col.max = _json_value(present.min()), _json_value(present.max())
         col.mean = _round_sig(float(present.astype("float64").mean()), 6)
+        codes = find_sentinels(present.to_numpy(dtype="float64"))
+        col.sentinel_values = [{"value": int(code), "count": count} for code, count in codes] or None
     elif col.dtype == "datetime":
         col.min, col.max = _json_value(present.min()), _json_value(present.max())
     if role == "category":

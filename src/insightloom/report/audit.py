@@ -6,18 +6,22 @@ Findings:
               North [4]``) or before a wrong value's marker is A too;
     B (block) a marker whose preceding printed value is not ``format_value`` of the cited calculation;
     C (block) an undefined marker: a ``[N]`` that no citation has, or a reference left unfilled in the text
-              (``{{calc:x}}``, a near miss such as ``{calc:x}``, any leftover ``{{...}}``);
-    D (warn)  a tracked calculation never cited.
+              (``{{calc:x}}``, ``{{claim:x}}``, a near miss such as ``{calc:x}``, any leftover ``{{...}}``);
+    D (warn)  a tracked calculation never cited;
+    E (block) an unsupported or contradicted claim (``report.claim_audit``): a claim phrase ("is rising", "main
+              driver") in a sentence with no claim's marker, a claim's marker whose printed text is not the claim's
+              sentence or whose claim is not verified, or two printed claims that contradict.
 
 The body is every paragraph (the title, headings and figure captions included) and table cell before the References
 heading, and every other paragraph of the document as prose: nested tables, content controls, headers and footers,
-and any line after the References heading that is not exactly ``[N] <description> — <formula>`` of a known
-calculation. The text of a paragraph includes tracked insertions and simple fields. The descriptions printed in the
-References are the Coder's words and are not checked for numbers. What
-is a label rather than a claim (a table's header row and first column, label-style runs from backticks, the data's
-names and category values, a heading's own numbering) is decided by ``report.labels``, the rule the renderer refuses
-typed numbers by, so a report that rendered never yields A. Verdict: ``pass`` without A, B and C; else ``retry``
-while retries remain, then ``needs_review``.
+and any line after the References heading that the appendix does not print (``report.appendix``: a section's label,
+or ``[N] <description>; [M] ... — <formula>`` of known markers). The text of a paragraph includes tracked
+insertions and simple fields. The descriptions printed in the References are the Coder's words and are not checked
+for numbers. What is a label rather than a claim (a table's header row and first column, label-style runs from
+backticks, the data's names and category values, a heading's own numbering) is decided by ``report.labels``, the
+rule the renderer refuses typed numbers by, so a report that rendered never yields A; a trivially defined count
+(``appendix.is_trivial``) is printed bare and cited by its exact value. Verdict: ``pass`` without A, B, C and E;
+else ``retry`` while retries remain, then ``needs_review``.
 """
 
 from __future__ import annotations
@@ -37,10 +41,19 @@ from docx.table import Table
 from docx.text.paragraph import Paragraph
 from docx.text.run import Run
 
-from insightloom.calc_refs import CALC_REF_RE, FSTRING_HINT, find_near_misses, reference
+from insightloom.calc_refs import (
+    ANY_REF_RE,
+    CLAIM_FSTRING_HINT,
+    FSTRING_HINT,
+    claim_reference,
+    find_near_misses,
+    reference,
+)
 from insightloom.errors import BadInputError
 from insightloom.fileio import MAX_READ_BYTES, open_regular, write_json
+from insightloom.report.appendix import bare_spans, bare_values, is_appendix_line, is_trivial
 from insightloom.report.calcinfo import CalcInfo, load_calc_info
+from insightloom.report.claim_audit import claim_findings, claim_spans
 from insightloom.report.labels import (
     LABEL_STYLE,
     QUOTE_STYLE,
@@ -51,7 +64,6 @@ from insightloom.report.labels import (
     section_number_spans,
     uncited_claims,
 )
-from insightloom.report.markdown_blocks import plain_text
 from insightloom.report.numbers import MARKER_RE, printed_matches, value_before
 from insightloom.report.render import DOCX_NAME, REFERENCES_HEADINGS
 from insightloom.timeutil import utc_now
@@ -98,7 +110,8 @@ class AuditResult:
         s = self.stats
         lines = [
             f"Audit verdict: {self.verdict} (retry {self.retry_count}/{self.max_retries}); "
-            f"A={s.get('type_a', 0)} B={s.get('type_b', 0)} C={s.get('type_c', 0)} D={s.get('type_d', 0)}"
+            f"A={s.get('type_a', 0)} B={s.get('type_b', 0)} C={s.get('type_c', 0)} D={s.get('type_d', 0)} "
+            f"E={s.get('type_e', 0)}"
         ]
         ordered = sorted(self.findings, key=lambda f: (f["severity"] != BLOCK, f["type"]))
         for finding in ordered[:limit]:
@@ -228,21 +241,12 @@ def _table_units(table: Table, table_no: int, section: str) -> list[TextUnit]:
     return units
 
 
-def _reference_line(line: str, calcs: dict[str, CalcInfo]) -> bool:
-    """Whether ``line`` is exactly ``[N] <description> — <formula>`` of a known calculation."""
-    match = _REF_LINE_RE.match(line)
-    if not match:
-        return False
-    marker = f"[{match.group(1)}]"  # the renderer prints "[N] <description> — <formula>" as Markdown
-    return any(plain_text(f"{marker} {info.description} \u2014 {info.formula}")[0] == line for info in calcs.values())
-
-
-def _stray_reference_units(refs: list[str], calcs: dict[str, CalcInfo]) -> list[TextUnit]:
-    """Lines after the References heading that are no reference line: prose, audited as such."""
+def _stray_reference_units(refs: list[str], markers: dict[str, CalcInfo], headings: set[str]) -> list[TextUnit]:
+    """Lines after the References heading that the appendix does not print: prose, audited as such."""
     return [
         TextUnit(line, f"line {n} after the References heading (section 'References')")
         for n, line in enumerate(refs, 1)
-        if not _reference_line(line, calcs)
+        if not is_appendix_line(line, markers, headings)
     ]
 
 
@@ -277,6 +281,8 @@ def _marker_findings(unit: TextUnit, markers: dict[str, CalcInfo], cited: set[st
             findings.append({"type": "C", "severity": BLOCK, **base, "suggested_fix": fix})
             continue
         cited.add(info.calc_id)
+        if info.is_claim:
+            continue  # a claim's marker is checked by its own rule (finding E)
         expected = info.formatted()
         if not printed_matches(unit.text, match.start(), expected):
             body_value = value_before(unit.text, match.start())
@@ -314,7 +320,9 @@ def _a_fix(value: str, location: str) -> str:
     )
 
 
-def _number_findings(unit: TextUnit, labels: Labels, printed: dict[str, str]) -> list[dict[str, Any]]:
+def _number_findings(
+    unit: TextUnit, labels: Labels, printed: dict[str, str], bare: set[str], markers: dict[str, CalcInfo]
+) -> list[dict[str, Any]]:
     numbering = section_number_spans(unit.text) if unit.heading else []
     return [
         {
@@ -331,6 +339,7 @@ def _number_findings(unit: TextUnit, labels: Labels, printed: dict[str, str]) ->
             labels,
             protected=unit.label_spans,
             printed=printed,
+            cited=[*bare_spans(unit.text, bare), *claim_spans(unit.text, markers)],
             numbering=numbering,
             label_cell=not unit.claims_numbers,
             quoted=unit.quote_spans,
@@ -338,21 +347,29 @@ def _number_findings(unit: TextUnit, labels: Labels, printed: dict[str, str]) ->
     ]
 
 
-def _unfilled_findings(unit: TextUnit, known: list[str] | None) -> list[dict[str, Any]]:
-    """References printed as text: a ``{{calc:x}}`` the renderer never filled, or a near miss such as ``{calc:x}``."""
+def _unfilled_findings(unit: TextUnit, known: list[str] | None, claims: list[str]) -> list[dict[str, Any]]:
+    """References printed as text: a ``{{calc:x}}`` or ``{{claim:x}}`` the renderer never filled, or a near miss
+    such as ``{calc:x}``."""
     found: list[tuple[str, str, int, str | None]] = [
-        (m.group(0), m.group(1), m.start(), None) for m in CALC_REF_RE.finditer(unit.text)
+        (m.group(0), m.group(2), m.start(), "claim" if m.group(1) == "claim" else None)
+        for m in ANY_REF_RE.finditer(unit.text)
     ]
-    misses = find_near_misses(unit.text, known)
+    misses = find_near_misses(unit.text, known, claims)
     found += [(miss.written, miss.calc_id, miss.start, miss.advice()) for miss in misses]
     findings = []
     for written, calc_id, at, advice in sorted(found, key=lambda item: item[2]):
-        fix = (
-            f"In report.md, {advice}; then render again."
-            if advice
-            else f"{written} was never filled in: keep {reference(calc_id)} in report.md and render again "
-            f"(a verified calculation is filled in by the renderer; {FSTRING_HINT})."
-        )
+        if advice == "claim":
+            fix = (
+                f"{written} was never filled in: keep {claim_reference(calc_id)} in report.md and render again "
+                f"(a verified claim is filled in by the renderer; {CLAIM_FSTRING_HINT})."
+            )
+        elif advice:
+            fix = f"In report.md, {advice}; then render again."
+        else:
+            fix = (
+                f"{written} was never filled in: keep {reference(calc_id)} in report.md and render again "
+                f"(a verified calculation is filled in by the renderer; {FSTRING_HINT})."
+            )
         findings.append(
             {
                 "type": "C",
@@ -370,10 +387,11 @@ def _unfilled_findings(unit: TextUnit, known: list[str] | None) -> list[dict[str
 def _uncited_findings(calcs: dict[str, CalcInfo], cited: set[str]) -> list[dict[str, Any]]:
     findings = []
     for info in calcs.values():
-        if info.calc_id in cited:
-            continue
+        if info.calc_id in cited or (info.status == "verified" and is_trivial(info)):
+            continue  # a verified trivial count is printed bare: there is no marker to find
         if info.status == "verified":
-            fix = f"Cite it with {{{{calc:{info.calc_id}}}}} where the report discusses it, or leave it out on purpose."
+            ref = (claim_reference if info.is_claim else reference)(info.calc_id)
+            fix = f"Cite it with {ref} where the report discusses it, or leave it out on purpose."
         else:
             fix = f"It is {info.status} and cannot be cited; nothing to do unless the report needs it."
         findings.append(
@@ -391,7 +409,7 @@ def _uncited_findings(calcs: dict[str, CalcInfo], cited: set[str]) -> list[dict[
 
 
 def _verdict(stats: dict[str, int], retry_count: int, max_retries: int) -> str:
-    if not stats["type_a"] and not stats["type_b"] and not stats["type_c"]:
+    if not any(stats.get(f"type_{t}") for t in "abce"):  # D warns, the others block
         return "pass"
     return "retry" if retry_count < max_retries else "needs_review"
 
@@ -424,17 +442,20 @@ def audit_report(job_dir: Path, retry_count: int = 0, *, max_retries: int = 2) -
         ) from exc
     calcs = load_calc_info(job_dir, required=False)
     markers = _marker_map(calcs, refs)
-    units += _stray_reference_units(refs, calcs)
-    printed = {marker: info.formatted() for marker, info in markers.items()}
+    units += _stray_reference_units(refs, markers, {unit.text.strip() for unit in units if unit.heading})
+    bare = bare_values(calcs)
+    printed = {marker: info.formatted() for marker, info in markers.items() if not info.is_claim}
     labels = load_labels(job_dir)
+    claims = [calc_id for calc_id, info in calcs.items() if info.is_claim]
     cited: set[str] = set()
     findings: list[dict[str, Any]] = []
     for unit in units:
         findings += _marker_findings(unit, markers, cited)
-        findings += _unfilled_findings(unit, list(calcs) or None)
-        findings += _number_findings(unit, labels, printed)
+        findings += _unfilled_findings(unit, list(calcs) or None, claims)
+        findings += _number_findings(unit, labels, printed, bare, markers)
+    findings += claim_findings(units, markers, calcs)
     findings += _uncited_findings(calcs, cited)
-    stats = {f"type_{t.lower()}": sum(1 for f in findings if f["type"] == t) for t in "ABCD"}
+    stats = {f"type_{t.lower()}": sum(1 for f in findings if f["type"] == t) for t in "ABCDE"}
     verdict = _verdict(stats, retry_count, max_retries)
     result = AuditResult(verdict, findings, stats, retry_count, max_retries, job_dir / "audit_findings.json")
     write_json(

@@ -1,21 +1,27 @@
 """What the renderer and the audit both need to know about each calculation.
 
 Both must format a cited value identically, so both read it here: value and status from citations.json, unit and
-decimals from citations.json when validation copied them there, else from calculation_metadata.json.
+decimals from citations.json when validation copied them there, else from calculation_metadata.json. A claim (a
+record of ``kind: "claim"``) prints the sentence of :func:`insightloom.claims.wording.claim_text` instead, built from
+its calculation_metadata.json record (verdict, evidence and test), so renderer and audit print it identically too.
 """
 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from insightloom.claims.wording import claim_text
 from insightloom.errors import ValidationError
 from insightloom.report.formatting import format_value
 from insightloom.validation.jobfiles import METADATA_FILE, load_calculations, load_citations
 
 logger = logging.getLogger(__name__)
+
+CLAIM = "claim"
 
 
 @dataclass(frozen=True)
@@ -30,10 +36,25 @@ class CalcInfo:
     formula: str
     status: str
     citation_id: str | None
+    kind: str = "number"
+    record: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def is_claim(self) -> bool:
+        """A tracked claim (a verdict such as "rising"), cited as ``{{claim:ID}}`` rather than ``{{calc:ID}}``."""
+        return self.kind == CLAIM
 
     def formatted(self) -> str:
         """The value as the report prints it (the one formatting rule)."""
         return format_value(self.value, self.unit, self.decimals)
+
+    def claim_text(self, language: str) -> str:
+        """The sentence a claim prints (``claim_text`` of its record with the verdict the Validator saw).
+
+        Raises:
+            ValueError: The record's claim kind or verdict is not in the claims table.
+        """
+        return claim_text({**self.record, "value": self.value}, language)
 
 
 def _metadata_units(job_dir: Path) -> dict[str, dict[str, Any]]:
@@ -72,5 +93,7 @@ def load_calc_info(job_dir: Path, *, required: bool = True) -> dict[str, CalcInf
             formula=str(entry.get("formula", "")),
             status=str(entry.get("verification_status", "unverified")),
             citation_id=entry.get("citation_id"),
+            kind=CLAIM if CLAIM in (entry.get("kind"), extra.get("kind")) else "number",
+            record=extra,
         )
     return info

@@ -1,22 +1,30 @@
-"""Conclusions that say what the findings mean for the business, not how they were computed.
+"""Conclusions drawn only from verified claims: what the findings mean, each verdict checked against the data.
 
-From the verified calculations of the standard analyses (their ids follow the catalog's conventions: a breakdown
-tracks ``<base>_top``, ``<base>_1``, ``<base>_2``, ``<base>_share_1`` and ``<base>_groups``; a trend
-``<base>_change``; a correlation ``<base>_r``; ``source_columns`` name the columns), :func:`conclusions` states
-- the main driver: the top group of the headline (first) breakdown and its share, or a tie when the top two are equal;
-- concentration: whether that group holds most of the total, or the groups are close to even;
-- the direction of the first trend (rising, falling or flat) and its change;
-- a strong relationship between two measures, with its direction.
-Each line cites its numbers as ``{{calc:ID}}`` and is checked by the renderer's own rules; a line that would be
-refused is left out. The offline Reporter writes its conclusions with it; the Reporter prompt asks a hosted model for
-the same content.
+A conclusion states a verdict ("main driver", "dominates", "rising", "strongly correlated"), so it cites the claim
+record that tested it (``{{claim:ID}}``, a ``kind: "claim"`` entry of calculation_metadata.json that the Validator
+re-computed and marked ``verified``) and never words a verdict of its own. :func:`conclusions` states
+- the main driver: the ``driver`` claim with verdict ``main`` (the breakdown with the largest eta squared over all
+  candidates, never the first breakdown by position), with its largest group and share as ``{{calc:ID}}``; when no
+  breakdown is material, the best one's ``weak`` verdict;
+- concentration: the ``concentration`` claim of that same breakdown;
+- the trend: the first ``trend`` claim, preferring the driver's measure;
+- a relationship: the first ``correlation`` claim that is not ``negligible`` (its verdict carries
+  ``driven_by_extremes``).
+Two lines whose claims contradict (:func:`insightloom.claims.contradictions.contradictions`) are never both output:
+"main driver" of a breakdown whose concentration is ``spread_evenly`` goes, and of two opposite verdicts on the same
+measure and breakdown the later goes. Each line is checked by the renderer's own rules and left out if it would be
+refused. The offline Reporter writes its conclusions with it; the Reporter prompt asks a hosted model for the same.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from insightloom.calc_refs import reference
+from insightloom.calc_refs import claim_reference, reference
+from insightloom.claims.contradictions import contradictions
 from insightloom.errors import InsightloomError
 from insightloom.fileio import is_regular_file
 from insightloom.report.calcinfo import CalcInfo, load_calc_info
@@ -24,39 +32,82 @@ from insightloom.validation.jobfiles import METADATA_FILE, load_calculations
 
 __all__ = ["conclusions"]
 
-#: Above this share the top group dominates; below ``_EVEN`` times the even share the groups are about even.
-_DOMINANT_SHARE = 50.0
-_EVEN = 1.5
-_STRONG_R = 0.5
-
 _TEXTS = {
     "en": {
-        "driver": "{by} is the main driver of {m}: {top} leads with {share} of the total.",
-        "tie": "No single {by} leads {m}: the top groups tie, each with {share} of the total.",
-        "dominant": "More than half of {m} comes from that one group, so the overall result depends heavily on it.",
-        "even": "{m} is spread fairly evenly across the {by} groups; no single group dominates.",
-        "lead": "The lead is clear but not dominant: the other {by} groups together hold at least half of {m}.",
-        "up": "{m} is rising over {date}: from the first to the last period it changed by {change}.",
-        "down": "{m} is falling over {date}: from the first to the last period it changed by {change}.",
-        "flat": "{m} is flat over {date}: the last period matches the first ({change}).",
-        "corr_pos": "{x} and {y} move together (r = {r}): where one is high, the other tends to be high too.",
-        "corr_neg": "{x} and {y} move in opposite directions (r = {r}): where one is high, the other tends to be low.",
-        "rows": "the row count",
+        "driver": "{claim}.",
+        "top": "Its largest group, {top}, holds {share} of the total.",
+        "concentration": "{claim}.",
+        "trend": "The trend verdict for `{m}` over `{date}` is {claim}.",
+        "correlation": "On the relationship between `{x}` and `{y}`: {claim}.",
     },
     "ko": {
-        "driver": "{m}의 주요 동인은 {by}입니다: {top}이(가) 전체의 {share}로 가장 큽니다.",
-        "tie": "{m}에서 한 {by}이(가) 앞서지 않습니다: 상위 그룹이 각각 전체의 {share}로 동률입니다.",
-        "dominant": "{m}의 절반 이상이 이 한 그룹에서 나오므로 전체 결과가 이 그룹에 크게 좌우됩니다.",
-        "even": "{m}은(는) {by} 그룹 사이에 비교적 고르게 나뉘어 있어 지배적인 그룹이 없습니다.",
-        "lead": "선두는 분명하지만 지배적이지는 않습니다: 나머지 {by} 그룹이 합쳐서 {m}의 절반 이상을 차지합니다.",
-        "up": "{date} 기준 {m}은(는) 증가 추세입니다: 첫 기간 대비 마지막 기간 변화율은 {change}입니다.",
-        "down": "{date} 기준 {m}은(는) 감소 추세입니다: 첫 기간 대비 마지막 기간 변화율은 {change}입니다.",
-        "flat": "{date} 기준 {m}은(는) 변화가 없습니다: 마지막 기간이 첫 기간과 같습니다({change}).",
-        "corr_pos": "{x}와(과) {y}는 함께 움직입니다(r = {r}): 한쪽이 높으면 다른 쪽도 높은 경향이 있습니다.",
-        "corr_neg": "{x}와(과) {y}는 반대로 움직입니다(r = {r}): 한쪽이 높으면 다른 쪽은 낮은 경향이 있습니다.",
-        "rows": "건수",
+        "driver": "{claim}.",
+        "top": "가장 큰 그룹인 {top}이(가) 전체의 {share}를 차지합니다.",
+        "concentration": "{claim}.",
+        "trend": "`{date}` 기준 `{m}`을(를) 모든 기간으로 판단하면 {claim}.",
+        "correlation": "{claim}.",
     },
 }
+
+
+@dataclass(frozen=True)
+class _Claim:
+    """One verified claim record, with what conclusions look it up by."""
+
+    claim_id: str
+    kind: str
+    verdict: str
+    evidence: Mapping[str, Any]
+    measure: str
+    by: str
+    position: int
+    record: Mapping[str, Any]
+
+    @property
+    def eta_sq(self) -> float:
+        value = self.evidence.get("eta_sq")
+        return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
+
+
+@dataclass(frozen=True)
+class _Line:
+    """A conclusion and the claims it cites (what contradictions are judged on)."""
+
+    text: str
+    claims: tuple[str, ...]
+
+
+def _records(job_dir: Path) -> list[dict[str, Any]]:
+    """calculation_metadata.json's calculations, or none when it is missing or broken (the renderer names that)."""
+    if not is_regular_file(job_dir / METADATA_FILE, beneath=job_dir):
+        return []
+    try:
+        return load_calculations(job_dir)
+    except InsightloomError:
+        return []
+
+
+def _mapping(value: object) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _claims(records: list[dict[str, Any]], infos: Mapping[str, CalcInfo]) -> list[_Claim]:
+    """The claim records the Validator verified, in tracking order."""
+    found = []
+    for position, record in enumerate(records):
+        claim_id = str(record.get("id"))
+        info = infos.get(claim_id)
+        if record.get("kind") != "claim" or info is None or info.status != "verified":
+            continue
+        params = _mapping(_mapping(record.get("test")).get("params"))
+        measure, by = str(params.get("measure") or ""), str(params.get("by") or "")
+        kind, verdict = str(record.get("claim_kind")), str(record.get("value"))
+        found.append(_Claim(claim_id, kind, verdict, _mapping(record.get("evidence")), measure, by, position, record))
+    return found
+
+
+def _of(claims: list[_Claim], kind: str) -> list[_Claim]:
+    return [c for c in claims if c.kind == kind]
 
 
 def _number(info: CalcInfo | None) -> float | None:
@@ -65,96 +116,101 @@ def _number(info: CalcInfo | None) -> float | None:
     return float(info.value)
 
 
-def _columns(job_dir: Path) -> dict[str, list[str]]:
-    """Calculation id -> its source columns, from calculation_metadata.json."""
-    if not is_regular_file(job_dir / METADATA_FILE, beneath=job_dir):
-        return {}
-    try:
-        calculations = load_calculations(job_dir)
-    except InsightloomError:
-        return {}  # the renderer names a broken metadata file; conclusions just have nothing to say
-    return {str(c["id"]): [str(x) for x in c.get("source_columns") or []] for c in calculations}
-
-
-def _q(name: str) -> str:
-    return f"`{name}`"
-
-
-class _Facts:
-    """The verified calculations and their columns, looked up by the catalog's id conventions."""
-
-    def __init__(self, job_dir: Path) -> None:
-        self.calcs = {k: v for k, v in load_calc_info(job_dir, required=False).items() if v.status == "verified"}
-        self.columns = _columns(job_dir)
-
-    def bases(self, suffix: str) -> list[str]:
-        return [calc_id.removesuffix(suffix) for calc_id in self.calcs if calc_id.endswith(suffix)]
-
-    def get(self, base: str, suffix: str) -> CalcInfo | None:
-        return self.calcs.get(base + suffix)
-
-    def cols(self, calc_id: str) -> list[str]:
-        return self.columns.get(calc_id, [])
-
-
-def _breakdown(facts: _Facts, words: dict[str, str]) -> list[str]:
-    """The main driver of the headline breakdown, and how concentrated the total is."""
-    for base in facts.bases("_share_1"):
-        top, share = facts.get(base, "_top"), _number(facts.get(base, "_share_1"))
-        cols = facts.cols(base + "_share_1")
-        if top is None or share is None or not cols:
+def _top_group(
+    driver: _Claim, records: list[dict[str, Any]], infos: Mapping[str, CalcInfo], words: dict[str, str]
+) -> str:
+    """The breakdown's largest group and its share (``<base>_top``, ``<base>_share_1``), unless the top two tie."""
+    for record in records:
+        calc_id = str(record.get("id"))
+        cols = [str(c) for c in record.get("source_columns") or []]
+        if record.get("kind") == "claim" or not calc_id.endswith("_share_1") or not cols or cols[0] != driver.by:
             continue
-        by, m = _q(cols[0]), _q(cols[1]) if len(cols) > 1 else words["rows"]
-        first, second = _number(facts.get(base, "_1")), _number(facts.get(base, "_2"))
-        values = {"by": by, "m": m, "top": reference(top.calc_id), "share": reference(base + "_share_1")}
+        if driver.measure not in ("", "rows") and driver.measure not in cols:
+            continue
+        base = calc_id.removesuffix("_share_1")
+        top, share = infos.get(base + "_top"), infos.get(calc_id)
+        if top is None or share is None or {top.status, share.status} != {"verified"}:
+            continue
+        first, second = _number(infos.get(base + "_1")), _number(infos.get(base + "_2"))
         if first is not None and first == second:
-            return [words["tie"].format(**values)]
-        lines = [words["driver"].format(**values)]
-        groups = _number(facts.get(base, "_groups"))
-        if share > _DOMINANT_SHARE:
-            lines.append(words["dominant"].format(**values))
-        elif groups and share < _EVEN * 100.0 / groups:
-            lines.append(words["even"].format(**values))
+            return ""  # a tie: no single group leads
+        return " " + words["top"].format(top=reference(base + "_top"), share=reference(calc_id))
+    return ""
+
+
+def _driver_lines(claims: list[_Claim], records: list[dict[str, Any]], infos: Mapping[str, CalcInfo],
+                  words: dict[str, str]) -> tuple[list[_Line], _Claim | None]:  # fmt: skip
+    """The main driver (largest eta squared among ``main`` verdicts, else the best breakdown's own verdict) and the
+    concentration claim of that same breakdown."""
+    drivers = _of(claims, "driver")
+    mains = [c for c in drivers if c.verdict == "main"]
+    driver = max(mains or drivers, key=lambda c: (c.eta_sq, -c.position), default=None)
+    lines = []
+    if driver is not None:
+        text = words["driver"].format(claim=claim_reference(driver.claim_id))
+        if driver.verdict == "main":
+            text += _top_group(driver, records, infos, words)
+        lines.append(_Line(text, (driver.claim_id,)))
+    concentrations = _of(claims, "concentration")
+    if driver is not None:
+        concentrations = [c for c in concentrations if (c.measure, c.by) == (driver.measure, driver.by)]
+    if concentrations:
+        chosen = concentrations[0]
+        text = words["concentration"].format(claim=claim_reference(chosen.claim_id))
+        lines.append(_Line(text, (chosen.claim_id,)))
+    return lines, driver
+
+
+def _trend_line(claims: list[_Claim], measure: str | None, words: dict[str, str]) -> list[_Line]:
+    trends = sorted(_of(claims, "trend"), key=lambda c: (c.measure != measure, c.position))
+    if not trends:
+        return []
+    chosen = trends[0]
+    text = words["trend"].format(m=chosen.measure, date=chosen.by, claim=claim_reference(chosen.claim_id))
+    return [_Line(text, (chosen.claim_id,))]
+
+
+def _correlation_line(claims: list[_Claim], words: dict[str, str]) -> list[_Line]:
+    chosen = next((c for c in _of(claims, "correlation") if c.verdict != "negligible"), None)
+    if chosen is None:
+        return []
+    params = _mapping(_mapping(chosen.record.get("test")).get("params"))
+    x, y = str(params.get("x") or chosen.by), str(params.get("y") or chosen.measure)
+    return [_Line(words["correlation"].format(x=x, y=y, claim=claim_reference(chosen.claim_id)), (chosen.claim_id,))]
+
+
+def _without_contradictions(lines: list[_Line], claims: list[_Claim]) -> list[_Line]:
+    """The lines, less those whose claims contradict an earlier line's: a ``driver`` claim loses (never "main
+    driver" of an evenly spread breakdown), otherwise the later claim does."""
+    by_id = {c.claim_id: c for c in claims}
+    while True:
+        cited = [by_id[cid] for line in lines for cid in line.claims]
+        pairs = contradictions([dict(c.record) for c in cited])
+        if not pairs:
+            return lines
+        first, second = (by_id[cid] for cid in pairs[0][:2])
+        if first.kind == "driver" or second.kind == "driver":
+            loser = first if first.kind == "driver" else second
         else:
-            lines.append(words["lead"].format(**values))
-        return lines
-    return []
-
-
-def _trend(facts: _Facts, words: dict[str, str]) -> list[str]:
-    """The direction of the first trend and its first-to-last change."""
-    for base in facts.bases("_change"):
-        info = facts.get(base, "_change")
-        change, cols = _number(info), facts.cols(base + "_change")
-        if info is None or change is None or info.unit != "%" or not cols:
-            continue
-        date, m = _q(cols[0]), _q(cols[1]) if len(cols) > 1 else words["rows"]
-        key = "up" if change > 0 else "down" if change < 0 else "flat"
-        return [words[key].format(date=date, m=m, change=reference(info.calc_id))]
-    return []
-
-
-def _correlation(facts: _Facts, words: dict[str, str]) -> list[str]:
-    """A strong relationship between two measures, and its direction."""
-    for base in facts.bases("_r"):
-        r, cols = _number(facts.get(base, "_r")), facts.cols(base + "_r")
-        if r is None or abs(r) < _STRONG_R or len(cols) < 2:
-            continue
-        key = "corr_pos" if r > 0 else "corr_neg"
-        return [words[key].format(x=_q(cols[0]), y=_q(cols[1]), r=reference(base + "_r"))]
-    return []
+            loser = max(first, second, key=lambda c: c.position)
+        lines = [line for line in lines if loser.claim_id not in line.claims]
 
 
 def conclusions(job_dir: Path, *, language: str = "en") -> list[str]:
-    """The conclusions of the job's verified findings, one Markdown line each (no bullet), in ``language``.
+    """The conclusions of the job's verified claims, one Markdown line each (no bullet), in ``language``.
 
-    Empty when no breakdown, trend or correlation was verified. Every line cites its numbers as ``{{calc:ID}}``
-    and passes the renderer's checks.
+    Empty when no claim was verified. Every line cites a claim as ``{{claim:ID}}`` (and may cite numbers as
+    ``{{calc:ID}}``), no two lines contradict, and every line passes the renderer's checks.
     """
     from insightloom.report.render import check_markdown
 
     job_dir = Path(job_dir)
     words = _TEXTS["ko" if language == "ko" else "en"]
-    facts = _Facts(job_dir)
-    lines = _breakdown(facts, words) + _trend(facts, words) + _correlation(facts, words)
-    return [line for line in lines if not check_markdown(line, job_dir)]
+    infos = load_calc_info(job_dir, required=False)
+    records = _records(job_dir)
+    claims = _claims(records, infos)
+    lines, driver = _driver_lines(claims, records, infos, words)
+    lines += _trend_line(claims, driver.measure if driver else None, words)
+    lines += _correlation_line(claims, words)
+    lines = _without_contradictions(lines, claims)
+    return [line.text for line in lines if not check_markdown(line.text, job_dir)]

@@ -3,6 +3,11 @@
 Charts once vanished when a paragraph's run text was reset, so these helpers only ever ADD runs; nothing here
 rewrites an existing run, least of all one that holds a drawing. Backtick text gets the ``Data Label`` character
 style (it looks like the text around it), which is how the audit knows it is a label and not a claim.
+
+Layout: a table once split with one row alone on a page and a caption was orphaned from its figure, so a heading
+and a picture keep with the paragraph after them, a table row never splits, and every row but the last keeps with
+the next (a table moves to the next page whole when it fits there). The references appendix is set small and tight
+(:func:`add_reference`), so it stays a short part of the report.
 """
 
 from __future__ import annotations
@@ -11,11 +16,13 @@ import logging
 from typing import BinaryIO
 
 from docx.document import Document as DocumentObject
+from docx.enum.section import WD_SECTION
 from docx.enum.style import WD_STYLE_TYPE
 from docx.enum.text import WD_ALIGN_PARAGRAPH
 from docx.oxml import OxmlElement
 from docx.oxml.ns import qn
-from docx.shared import Inches
+from docx.section import Section
+from docx.shared import Inches, Pt
 from docx.table import Table
 from docx.text.paragraph import Paragraph
 from docx.text.run import Run
@@ -27,6 +34,11 @@ logger = logging.getLogger(__name__)
 
 CHART_WIDTH_IN = 6.0
 _STYLES_WITH_FONT = ("Normal", "Title", "Heading 1", "Heading 2", "Heading 3", "Caption", "List Bullet", "List Number")
+REFERENCE_PT = 8
+REFERENCE_COLUMNS = 2
+_COLUMN_GAP_TWIPS = 360
+_REFERENCE_AFTER_PT = 2
+_REFERENCE_LABEL_BEFORE_PT = 6
 
 
 def set_east_asian(run: Run, family: str | None) -> None:
@@ -72,11 +84,18 @@ def add_text(
         set_east_asian(run, east_asian)
 
 
+def keep_with_next(paragraph: Paragraph) -> Paragraph:
+    """Keep the paragraph on the page of the one after it (a heading, a picture above its caption)."""
+    paragraph.paragraph_format.keep_with_next = True
+    return paragraph
+
+
 def add_heading(doc: DocumentObject, text: str, level: int, east_asian: str | None) -> Paragraph:
-    """A heading paragraph (level 0 is the Title style) whose runs carry the East-Asian font."""
+    """A heading paragraph (level 0 is the Title style) whose runs carry the East-Asian font, kept with what follows
+    (a heading alone at the foot of a page reads as a lost section)."""
     paragraph = doc.add_heading("", level=min(max(level, 0), 9))
     add_text(paragraph, text, east_asian)
-    return paragraph
+    return keep_with_next(paragraph)
 
 
 def add_paragraph(
@@ -102,7 +121,9 @@ def add_picture(doc: DocumentObject, image: BinaryIO, alt: str) -> None:
     doc_pr = shape._inline.docPr
     doc_pr.set("descr", alt)
     doc_pr.set("title", alt[:250])
-    doc.paragraphs[-1].alignment = WD_ALIGN_PARAGRAPH.CENTER
+    paragraph = doc.paragraphs[-1]
+    paragraph.alignment = WD_ALIGN_PARAGRAPH.CENTER
+    keep_with_next(paragraph)  # the caption comes next: never a page apart from its figure
 
 
 def add_caption(doc: DocumentObject, text: str, east_asian: str | None) -> Paragraph:
@@ -127,4 +148,61 @@ def add_table(doc: DocumentObject, rows: list[list[str]], east_asian: str | None
             paragraph = table.cell(r, c).paragraphs[0]
             add_text(paragraph, f"**{text}**" if r == 0 and text and "**" not in text else text, east_asian)
     table.rows[0]._tr.get_or_add_trPr().append(OxmlElement("w:tblHeader"))
+    keep_together(table)
     return table
+
+
+def keep_together(table: Table) -> None:
+    """No row split across pages, and every row but the last kept with the next, so no row stands alone on a page."""
+    last = len(table.rows) - 1
+    for r, row in enumerate(table.rows):
+        row._tr.get_or_add_trPr().append(OxmlElement("w:cantSplit"))
+        if r == last:
+            continue
+        for cell in row.cells:
+            for paragraph in cell.paragraphs:
+                keep_with_next(paragraph)
+
+
+def start_columns(doc: DocumentObject, count: int = REFERENCE_COLUMNS) -> None:
+    """Set what is added from here on in ``count`` columns, on the same page (a continuous section break).
+
+    The break is an empty paragraph one point high that ends the section before: a heading that ended it itself
+    would be cut off from its text, since LibreOffice keeps no paragraph with the next across a section break.
+    """
+    sentinel = doc.element.body.get_or_add_sectPr()  # the last section's properties: from here on
+    mark = doc.add_paragraph()
+    fmt = mark.paragraph_format
+    fmt.space_before, fmt.space_after, fmt.line_spacing = Pt(0), Pt(0), Pt(1)
+    mark._p.set_sectPr(sentinel.clone())  # the section before keeps the page set-up as it was
+    Section(sentinel, doc.part).start_type = WD_SECTION.CONTINUOUS
+    cols = sentinel.find(qn("w:cols"))
+    if cols is None:
+        cols = OxmlElement("w:cols")
+        sentinel.append(cols)
+    cols.set(qn("w:num"), str(count))
+    cols.set(qn("w:space"), str(_COLUMN_GAP_TWIPS))
+
+
+def _compact(paragraph: Paragraph, before: float = 0) -> Paragraph:
+    fmt = paragraph.paragraph_format
+    fmt.space_before, fmt.space_after, fmt.line_spacing = Pt(before), Pt(_REFERENCE_AFTER_PT), 1.0
+    for run in paragraph.runs:
+        run.font.size = Pt(REFERENCE_PT)
+    return paragraph
+
+
+def add_reference_label(doc: DocumentObject, text: str, east_asian: str | None) -> Paragraph:
+    """A section's label in the references appendix: its heading's text, bold, kept with its first entry."""
+    paragraph = doc.add_paragraph()
+    add_text(paragraph, text, east_asian)
+    for run in paragraph.runs:
+        run.bold = True
+    return keep_with_next(_compact(paragraph, _REFERENCE_LABEL_BEFORE_PT))
+
+
+def add_reference(doc: DocumentObject, text: str, east_asian: str | None) -> Paragraph:
+    """One line of the references appendix, set small and tight."""
+    paragraph = doc.add_paragraph()
+    add_text(paragraph, text, east_asian)
+    return _compact(paragraph)

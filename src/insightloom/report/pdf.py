@@ -7,6 +7,11 @@ block each other; on timeout the whole process group is killed (soffice forks he
 LibreOffice opens the paths it is given and follows links, and the job folder holds untrusted scripts' output, so it
 never sees the job folder: the DOCX is copied through ``fileio`` (no link followed, a regular file) into a private
 temporary folder, converted there, and the PDF is written back into the job through ``fileio`` too.
+
+The PDF is also how the report's layout is checked (the references appendix takes at most a quarter of the pages,
+no table row alone on a page): :func:`page_texts` reads each page's text and :func:`image_pages` the page of each
+picture, with poppler's ``pdftotext`` and ``pdfimages`` (poppler-utils), and :func:`appendix_pages` counts the pages
+from the appendix heading to the end.
 """
 
 from __future__ import annotations
@@ -25,6 +30,8 @@ logger = logging.getLogger(__name__)
 
 _BINARIES = ("libreoffice", "soffice")
 _CHUNK = 1024 * 1024
+_POPPLER_TIMEOUT_S = 60.0
+POPPLER_HINT = "apt-get install poppler-utils"
 
 
 def find_libreoffice() -> str | None:
@@ -97,3 +104,49 @@ def _convert(exe: str, docx: Path, profile: Path, timeout: float) -> Path | None
         logger.warning("PDF conversion of %s failed (exit %s): %s", docx.name, proc.returncode, err[-500:])
         return None
     return pdf
+
+
+def _poppler(tool: str, *args: str) -> str:
+    """Run a poppler tool and return its standard output.
+
+    Raises:
+        FileNotFoundError: The tool is not installed (the message names the package).
+        subprocess.CalledProcessError: It failed on the PDF.
+    """
+    exe = shutil.which(tool)
+    if exe is None:
+        raise FileNotFoundError(f"{tool} is not installed; to read a PDF's pages: {POPPLER_HINT}")
+    done = subprocess.run([exe, *args], capture_output=True, check=True, timeout=_POPPLER_TIMEOUT_S)
+    return done.stdout.decode("utf-8", errors="replace")
+
+
+def page_texts(pdf: Path) -> list[str]:
+    """The text of each page of ``pdf``, in reading order (``pdftotext``; pages end with a form feed).
+
+    Raises:
+        FileNotFoundError: ``pdftotext`` is not installed.
+        subprocess.CalledProcessError: It cannot read the PDF.
+    """
+    pages = _poppler("pdftotext", "-enc", "UTF-8", str(pdf), "-").split("\f")
+    return pages[:-1] if pages and not pages[-1].strip() else pages  # the text after the last form feed
+
+
+def image_pages(pdf: Path) -> list[int]:
+    """The page (1-based) of each picture drawn in ``pdf``, in drawing order (``pdfimages -list``; soft masks, the
+    alpha channel of a PNG, are not pictures of their own).
+
+    Raises:
+        FileNotFoundError: ``pdfimages`` is not installed.
+        subprocess.CalledProcessError: It cannot read the PDF.
+    """
+    rows = [line.split() for line in _poppler("pdfimages", "-list", str(pdf)).splitlines()[2:]]
+    return [int(row[0]) for row in rows if len(row) > 2 and row[0].isdigit() and row[2] == "image"]
+
+
+def appendix_pages(pages: list[str], heading: str) -> int:
+    """How many pages the appendix takes: from the last page holding ``heading`` as a line of its own to the end
+    (0 when no page does)."""
+    for number in range(len(pages), 0, -1):
+        if any(line.strip() == heading for line in pages[number - 1].splitlines()):
+            return len(pages) - number + 1
+    return 0

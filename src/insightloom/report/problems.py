@@ -5,11 +5,14 @@ the same thing (the offline Reporter parses it with :func:`read_problems`, never
 
     - <kind> '<subject>' in section '<section>', <where>: "<excerpt>" — fix: <fix>
 
-The kinds: ``typed number`` (subject: the number), ``unknown reference``, ``unverified reference`` and ``unchecked
-reference`` (subject: the ``{{calc:ID}}`` reference), ``near-miss reference`` (subject: the text as written; also a
-reference with a sign, digit or unit glued to it) and ``control character`` (subject: its code point, ``U+0000``).
-``<where>`` is ``title``, ``heading``, ``paragraph N``, ``table N row R col C``, ``alt text of charts/x.png`` or
-``caption of charts/x.png``.
+The kinds: ``typed number`` (subject: the number), ``unknown reference``, ``unverified reference``, ``unchecked
+reference`` and ``wrong-kind reference`` (subject: the ``{{calc:ID}}`` or ``{{claim:ID}}`` reference; wrong-kind: a
+claim cited as ``{{calc:ID}}`` or a number as ``{{claim:ID}}``), ``near-miss reference`` (subject: the text as
+written; also a reference with a sign, digit or unit glued to it), ``control character`` (subject: its code point,
+``U+0000``), ``unsupported claim`` (subject: the claim phrase, "is rising", in a sentence citing no claim) and
+``contradicting claim`` (subject: the ``{{claim:ID}}`` that contradicts a claim cited before it). ``<where>`` is
+``title``, ``heading``, ``paragraph N``, ``table N row R col C``, ``alt text of charts/x.png``, ``caption of
+charts/x.png`` or ``title of charts/x.png`` (the title drawn on the chart, from its sidecar).
 """
 
 from __future__ import annotations
@@ -18,9 +21,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from insightloom.calc_refs import reference
+from insightloom.calc_refs import claim_reference, reference
 
-__all__ = ["CAPTION_WHERE", "KINDS", "ProblemLine", "describe_problem", "read_problems"]
+__all__ = ["CAPTION_WHERE", "KINDS", "TITLE_WHERE", "ProblemLine", "describe_problem", "read_problems"]
 
 TYPED, UNKNOWN, UNVERIFIED, UNCHECKED, NEAR_MISS = (
     "typed number",
@@ -30,8 +33,10 @@ TYPED, UNKNOWN, UNVERIFIED, UNCHECKED, NEAR_MISS = (
     "near-miss reference",
 )
 CONTROL = "control character"
-KINDS = (TYPED, UNKNOWN, UNVERIFIED, UNCHECKED, NEAR_MISS, CONTROL)
+WRONG_KIND, UNSUPPORTED, CONTRADICTION = "wrong-kind reference", "unsupported claim", "contradicting claim"
+KINDS = (TYPED, UNKNOWN, UNVERIFIED, UNCHECKED, WRONG_KIND, NEAR_MISS, CONTROL, UNSUPPORTED, CONTRADICTION)
 CAPTION_WHERE = "caption of "
+TITLE_WHERE = "title of "
 UNVALIDATED = "unvalidated"
 _LINE_RE = re.compile(
     rf"^- (?P<kind>{'|'.join(KINDS)}) '(?P<subject>.*?)' in section '(?P<section>.*?)', (?P<where>[^:\n]*?): \"",
@@ -59,8 +64,16 @@ class ProblemLine:
 
     @property
     def chart(self) -> str | None:
-        """The chart whose sidecar caption holds the problem (``charts/x.png``), if that is where it is."""
-        return self.where.removeprefix(CAPTION_WHERE) if self.where.startswith(CAPTION_WHERE) else None
+        """The chart whose sidecar caption or title holds the problem (``charts/x.png``), if that is where it is."""
+        for prefix in (CAPTION_WHERE, TITLE_WHERE):
+            if self.where.startswith(prefix):
+                return self.where.removeprefix(prefix)
+        return None
+
+
+def _ref(problem: dict[str, Any]) -> str:
+    """The reference as it was written: ``{{claim:ID}}`` for a claim reference, else ``{{calc:ID}}``."""
+    return (claim_reference if problem.get("ref") == "claim" else reference)(str(problem.get("calc_id", "")))
 
 
 def _kind_and_subject(problem: dict[str, Any]) -> tuple[str, str]:
@@ -71,27 +84,67 @@ def _kind_and_subject(problem: dict[str, Any]) -> tuple[str, str]:
         return NEAR_MISS, str(problem["written"])
     if kind == "control_char":
         return CONTROL, str(problem["written"])
+    if kind == "unsupported_claim":
+        return UNSUPPORTED, str(problem["phrase"])
+    if kind == "contradiction":
+        return CONTRADICTION, _ref(problem)
     status = problem.get("status")
     word = UNKNOWN if status == "unknown" else UNCHECKED if status == UNVALIDATED else UNVERIFIED
-    return word, reference(str(problem["calc_id"]))
+    return WRONG_KIND if status in ("is_claim", "not_claim") else word, _ref(problem)
+
+
+def _claim_fix(problem: dict[str, Any]) -> str:
+    """How to state a claim word: cite a tracked claim in that sentence (naming the verified ones), or drop it."""
+    claims = problem.get("claims") or []
+    tracked = (
+        f"verified claims: {', '.join(claims)}" if claims else "no claim is verified yet (track one with track_claim)"
+    )
+    phrase = problem["phrase"]
+    if problem.get("chart"):
+        chart = problem["chart"]
+        return (
+            f"'{phrase}' states a verdict nobody checked, in the {problem['where'].split(' of ')[0]} of {chart} "
+            f"(its sidecar): save the chart again with save_chart(..., title=..., caption=...) without the claim "
+            f"word, or leave ![...]({chart}) out of the report"
+        )
+    return (
+        f"'{phrase}' states a verdict nobody checked: state it with {{{{claim:ID}}}} in the same sentence ({tracked}), "
+        "or drop the word (a name from the data goes in `backticks`)"
+    )
 
 
 def _fix(problem: dict[str, Any]) -> str:
     if problem.get("fix"):
         return str(problem["fix"])
-    kind, ref = problem.get("kind", "reference"), reference(str(problem.get("calc_id", "")))
+    kind = problem.get("kind", "reference")
     if kind == "typed_number":
         return _TYPED_FIX + _HEADING_FIX.get(str(problem.get("where")), "")
     if kind in ("near_miss", "control_char"):
         return str(problem["advice"])
+    if kind == "unsupported_claim":
+        return _claim_fix(problem)
+    ref, calc_id = _ref(problem), str(problem.get("calc_id", ""))
+    if kind == "contradiction":
+        return (
+            f"{ref} contradicts {claim_reference(str(problem['other']))} cited before it ({problem['reason']}): "
+            "keep one of the two and drop the sentence citing the other"
+        )
+    what = "claim" if problem.get("ref") == "claim" else "calculation"
     status = problem["status"]
+    if status == "is_claim":
+        return f"'{calc_id}' is a tracked claim: write {claim_reference(calc_id)} instead of {ref}"
+    if status == "not_claim":
+        return f"'{calc_id}' is a number, not a claim: write {reference(calc_id)} instead of {ref}"
     if status == "unknown":
         closest = problem.get("closest") or []
         near = f" (closest tracked ids: {', '.join(closest)})" if closest else ""
-        return f"{ref} is not a tracked calculation{near}: reference a tracked, verified id or drop the claim"
+        return f"{ref} is not a tracked {what}{near}: reference a tracked, verified id or drop the claim"
     if status == UNVALIDATED:
         return f"{ref} cannot be checked (citations.json is missing: run validation first)"
-    return f"{ref} has status '{status}' and cannot be printed: drop the value, or the claim that needs it"
+    if status == "malformed":
+        return f"{ref} has a claim kind or verdict the claims table does not know: drop the sentence citing it"
+    dropped = "verdict" if what == "claim" else "value"
+    return f"{ref} has status '{status}' and cannot be printed: drop the {dropped}, or the claim that needs it"
 
 
 def describe_problem(problem: dict[str, Any]) -> str:

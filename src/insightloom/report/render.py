@@ -1,13 +1,16 @@
 """Render the Reporter's Markdown into final_report.docx, filling verified values with citation markers.
 
-The Reporter never types a digit for a tracked number; it writes ``{{calc:ID}}``. Here each reference becomes the
-value formatted by the shared rule plus ``[N]`` (numbered by first appearance). The whole render refuses, listing
-every offending passage at once so the Reporter can fix them all in one rewrite, when a reference names an unknown
-or unverified calculation, when a near miss (``{calc:x}``, ``{{ calc.x }}``, any leftover ``{{...}}``) would be
-printed literally, and when any printed text (the title, headings, paragraphs, table body cells, a chart's alt text
-and caption) holds a typed number: the same numbers the audit would flag as A (``report.labels`` is the one rule for
-both). A number is never cited in the Markdown, since references hold no digits: only what the renderer fills in is.
-Each refused passage is one line of ``report.problems``.
+The Reporter never types a digit for a tracked number; it writes ``{{calc:ID}}``. Nor does it type a verdict such as
+"is rising" or "main driver"; it writes ``{{claim:ID}}``. Here each reference becomes the value formatted by the
+shared rule (a claim: its sentence, ``claims.wording.claim_text``) plus ``[N]``, numbered by first appearance,
+numbers and claims together. The whole render refuses, listing every offending passage at once so the Reporter can
+fix them all in one rewrite, when a reference names an unknown or unverified calculation or claim, when a near miss
+(``{calc:x}``, ``{{ calc.x }}``, ``{claim:x}``, any leftover ``{{...}}``) would be printed literally, when any printed
+text (the title, headings, paragraphs, table body cells, a chart's alt text and caption) holds a typed number: the
+same numbers the audit would flag as A (``report.labels`` is the one rule for both), when a sentence holds a claim
+phrase but cites no claim, or when two cited claims contradict each other (``report.claim_rules``, the rule the
+audit's finding E uses). A number is never cited in the Markdown, since references hold no digits: only what the
+renderer fills in is. Each refused passage is one line of ``report.problems``.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from typing import Any
 from docx import Document
 from docx.image.exceptions import UnrecognizedImageError
 
-from insightloom.calc_refs import CALC_REF_RE, closest_ids, find_near_misses
+from insightloom.calc_refs import ANY_REF_RE, CALC_REF_RE, closest_ids, find_near_misses
 from insightloom.errors import RenderRefused, UnsafePathError
 from insightloom.fileio import (
     MAX_READ_BYTES,
@@ -37,13 +40,15 @@ from insightloom.fileio import (
 )
 from insightloom.fonts import INSTALL_HINT, find_cjk_font
 from insightloom.report import docx_build as build
+from insightloom.report.appendix import appendix_groups, first_sections, is_trivial
 from insightloom.report.calcinfo import CalcInfo, load_calc_info
+from insightloom.report.claim_rules import claim_hints, contradicting, unsupported_phrases
 from insightloom.report.labels import Labels, is_label_cell, load_labels, section_number_spans, uncited_claims
 from insightloom.report.limitations import with_limitations
 from insightloom.report.markdown_blocks import Block, parse_markdown, plain_text, plain_text_map
 from insightloom.report.numbers import claim_suffix
 from insightloom.report.pdf import docx_to_pdf
-from insightloom.report.problems import CAPTION_WHERE, UNVALIDATED, describe_problem
+from insightloom.report.problems import CAPTION_WHERE, TITLE_WHERE, UNVALIDATED, describe_problem
 from insightloom.validation.jobfiles import CITATIONS_FILE, load_citations
 
 logger = logging.getLogger(__name__)
@@ -72,7 +77,8 @@ class RenderResult:
 
     Attributes:
         docx_path: The written final_report.docx.
-        markers: Calculation id -> its marker ("[N]"), in marker order.
+        markers: Calculation (or claim) id -> its marker ("[N]"), in marker order.
+        claims: The ids among ``markers`` that are claims.
         charts: Chart paths (as written in the Markdown) that were embedded.
         tables: Number of tables rendered.
         warnings: Non-fatal problems (missing chart, no CJK font...).
@@ -80,14 +86,21 @@ class RenderResult:
 
     docx_path: Path
     markers: dict[str, str] = field(default_factory=dict)
+    claims: list[str] = field(default_factory=list)
     charts: list[str] = field(default_factory=list)
     tables: int = 0
     warnings: list[str] = field(default_factory=list)
 
 
 def is_korean(text: str) -> bool:
-    """Whether the report is Korean (holds Hangul), which picks the references heading and the CJK font."""
+    """Whether the report is Korean (holds Hangul), which picks the references heading, the CJK font and the
+    language of the claims' sentences."""
     return bool(_HANGUL_RE.search(text))
+
+
+def report_language(markdown: str) -> str:
+    """``ko`` or ``en``: the language a claim's sentence is printed in."""
+    return "ko" if is_korean(markdown) else "en"
 
 
 def references_heading(markdown: str) -> str:
@@ -113,6 +126,8 @@ class _Place:
         heading: The title or a heading, whose own numbering ("2. Revenue") is not a claim.
         fix: The fix for a typed number here, when it is not the Markdown's to edit (a chart's sidecar caption).
         quoted: Its label runs are the plan's words the renderer quotes (the limitations), never claims.
+        printed: The DOCX prints it; False for a chart's sidecar title, which only the chart image shows (checked
+            for claim words alone).
     """
 
     section: str
@@ -122,6 +137,7 @@ class _Place:
     heading: bool = False
     fix: str | None = None
     quoted: bool = False
+    printed: bool = True
 
 
 def _sidecar_caption(meta: dict[str, Any], block: Block, path: Path) -> tuple[str, str]:
@@ -150,10 +166,14 @@ def _image_places(block: Block, section: str, job_dir: Path) -> list[_Place]:
     path = _chart_path(job_dir, block.path)
     if path is None:
         return places  # not embedded: nothing of it is printed
-    source, caption = _sidecar_caption(_sidecar(path, job_dir), block, path)
+    meta = _sidecar(path, job_dir)
+    source, caption = _sidecar_caption(meta, block, path)
     if caption:
         fix = _sidecar_caption_fix(block.path, source)
         places.append(_Place(section, f"{CAPTION_WHERE}{block.path}", caption, fix=fix))
+    title = str(meta.get("title") or "")
+    if title and not source.endswith(" title"):  # the title drawn on the chart: a claim word there is printed too
+        places.append(_Place(section, f"{TITLE_WHERE}{block.path}", title, printed=False))
     return places
 
 
@@ -183,34 +203,57 @@ def _places(blocks: list[Block], title: str, job_dir: Path) -> list[_Place]:
     return places
 
 
+def _refused_status(ref: str, info: CalcInfo | None, missing: str, language: str) -> str | None:
+    """Why a reference may not be printed (``unknown``, its status, ``is_claim``, ``not_claim``, ``malformed``)."""
+    if info is None:
+        return missing
+    if info.is_claim != (ref == "claim"):
+        return "is_claim" if info.is_claim else "not_claim"
+    if info.status != "verified":
+        return info.status
+    if info.is_claim:
+        try:
+            info.claim_text(language)
+        except ValueError:
+            return "malformed"
+    return None
+
+
 def _assign_markers(
-    places: list[_Place], calcs: dict[str, CalcInfo], missing: str = "unknown"
+    places: list[_Place], calcs: dict[str, CalcInfo], missing: str = "unknown", language: str = "en"
 ) -> tuple[dict[str, str], list[dict[str, Any]]]:
-    """Number every reference by first appearance and collect the ones that may not be printed."""
+    """Number every reference, numbers and claims together, by first appearance and collect the ones that may not
+    be printed."""
     markers: dict[str, str] = {}
     problems: list[dict[str, Any]] = []
     seen: set[tuple[str, str, str]] = set()
     for place in places:
-        for match in CALC_REF_RE.finditer(place.text):
-            calc_id = match.group(1)
+        for match in ANY_REF_RE.finditer(place.text) if place.printed else ():
+            ref, calc_id = match.groups()
             info = calcs.get(calc_id)
-            if info is None or info.status != "verified":
-                status = missing if info is None else info.status
-                excerpt = _excerpt(place.text, match.start())
-                problem = {"kind": "reference", "calc_id": calc_id, "status": status, "section": place.section}
-                closest = closest_ids(calc_id, calcs) if info is None else []
-                problem.update(where=place.where, excerpt=excerpt, closest=closest)
-                key = (calc_id, place.section, excerpt)
-                if key not in seen:
-                    seen.add(key)
-                    problems.append(problem)
-            elif calc_id not in markers:
-                markers[calc_id] = f"[{len(markers) + 1}]"
+            status = _refused_status(ref, info, missing, language)
+            if status is None:
+                if calc_id not in markers:  # a trivial count is printed bare: no marker, no number taken
+                    numbered = sum(1 for marker in markers.values() if marker)
+                    markers[calc_id] = "" if info is not None and is_trivial(info) else f"[{numbered + 1}]"
+                continue
+            excerpt = _excerpt(place.text, match.start())
+            problem = {"kind": "reference", "ref": ref, "calc_id": calc_id, "status": status}
+            pool = [c for c, i in calcs.items() if i.is_claim == (ref == "claim")] or list(calcs)
+            closest = closest_ids(calc_id, pool) if info is None else []
+            problem.update(section=place.section, where=place.where, excerpt=excerpt, closest=closest)
+            key = (calc_id, place.section, excerpt)
+            if key not in seen:
+                seen.add(key)
+                problems.append(problem)
     return markers, problems
 
 
-def _near_miss_problems(places: list[_Place], known: list[str] | None) -> list[dict[str, Any]]:
-    """Almost-references (``{calc:x}``, ``{{Calc:x}}``, ``{{calc:}}``, ``{{x}}``...) that would be printed literally."""
+def _near_miss_problems(
+    places: list[_Place], known: list[str] | None, claims: list[str] | None = None
+) -> list[dict[str, Any]]:
+    """Almost-references (``{calc:x}``, ``{{Calc:x}}``, ``{claim:x}``, ``{{calc:}}``, ``{{x}}``...) that would be
+    printed literally; ``claims``: the tracked ids that are claims (corrected to ``{{claim:ID}}``)."""
     return [
         {
             "kind": "near_miss",
@@ -222,7 +265,7 @@ def _near_miss_problems(places: list[_Place], known: list[str] | None) -> list[d
             "excerpt": _excerpt(place.text, miss.start),
         }
         for place in places
-        for miss in find_near_misses(place.text, known)
+        for miss in find_near_misses(place.text, known, claims or ())
     ]
 
 
@@ -293,54 +336,80 @@ def _control_problems(places: list[_Place]) -> list[dict[str, Any]]:
 
 
 @dataclass(frozen=True)
+class _Filler:
+    """What each reference prints: a number's formatted value, or a claim's sentence, then its marker."""
+
+    markers: dict[str, str]
+    calcs: dict[str, CalcInfo]
+    language: str = "en"
+
+    def value(self, calc_id: str) -> str:
+        """``<value> [N]`` for a reference that may be printed, else "" (the render is refused anyway)."""
+        if calc_id not in self.markers:
+            return ""
+        info = self.calcs[calc_id]
+        text = info.claim_text(self.language) if info.is_claim else info.formatted()
+        return f"{text} {self.markers[calc_id]}" if self.markers[calc_id] else text
+
+
+@dataclass(frozen=True)
 class _Printed:
     """A place's text as the DOCX prints it, and how it maps back to the Markdown.
 
     Attributes:
         text: References filled in, markup removed.
         labels: Spans of the label runs (backticks).
-        cited: Spans the renderer filled in (``<value> [N]``).
+        cited: Spans the renderer filled in (``<value> [N]``, a claim's ``<sentence> [N]`` too).
         source: For each character of ``text``, its offset in the Markdown.
+        claims: The spans among ``cited`` that are claims.
     """
 
     text: str
     labels: list[tuple[int, int]]
     cited: list[tuple[int, int]]
     source: list[int]
+    claims: list[tuple[int, int]] = field(default_factory=list)
 
 
-def _printed(markdown: str, markers: dict[str, str], calcs: dict[str, CalcInfo]) -> _Printed:
-    filled, origin, from_value = "", [], []
+def _runs(flags: list[int], offsets: list[int], wanted: set[int]) -> list[tuple[int, int]]:
+    """The spans of the printed text whose Markdown offsets carry one of the ``wanted`` flags."""
+    spans: list[tuple[int, int]] = []
+    for i, at in enumerate(offsets):
+        if flags[at] not in wanted:
+            continue
+        if spans and spans[-1][1] == i:
+            spans[-1] = (spans[-1][0], i + 1)
+        else:
+            spans.append((i, i + 1))
+    return spans
+
+
+_TEXT, _NUMBER, _CLAIM = 0, 1, 2
+
+
+def _printed(markdown: str, fill: _Filler) -> _Printed:
+    filled, origin, flags = "", [], []
     last = 0
-    for match in CALC_REF_RE.finditer(markdown):
-        calc_id = match.group(1)
-        value = f"{calcs[calc_id].formatted()} {markers[calc_id]}" if calc_id in markers else ""
+    for match in ANY_REF_RE.finditer(markdown):
+        value = fill.value(match.group(2))
         filled += markdown[last : match.start()] + value
         origin += [*range(last, match.start()), *[match.start()] * len(value)]
-        from_value += [False] * (match.start() - last) + [True] * len(value)
+        flag = _CLAIM if match.group(1) == "claim" else _NUMBER
+        flags += [_TEXT] * (match.start() - last) + [flag] * len(value)
         last = match.end()
     filled += markdown[last:]
     origin += range(last, len(markdown))
-    from_value += [False] * (len(markdown) - last)
+    flags += [_TEXT] * (len(markdown) - last)
     text, labels, offsets = plain_text_map(filled)
-    cited: list[tuple[int, int]] = []
-    for i, at in enumerate(offsets):
-        if not from_value[at]:
-            continue
-        if cited and cited[-1][1] == i:
-            cited[-1] = (cited[-1][0], i + 1)
-        else:
-            cited.append((i, i + 1))
-    return _Printed(text, labels, cited, [origin[at] for at in offsets])
+    cited, claims = _runs(flags, offsets, {_NUMBER, _CLAIM}), _runs(flags, offsets, {_CLAIM})
+    return _Printed(text, labels, cited, [origin[at] for at in offsets], claims)
 
 
-def _typed_number_problems(
-    places: list[_Place], markers: dict[str, str], calcs: dict[str, CalcInfo], labels: Labels
-) -> list[dict[str, Any]]:
+def _typed_number_problems(places: list[_Place], fill: _Filler, labels: Labels) -> list[dict[str, Any]]:
     """Numbers typed as digits: exactly what the audit would flag as A in the rendered DOCX."""
     problems = []
     for place in places:
-        printed = _printed(place.text, markers, calcs)
+        printed = _printed(place.text, fill)
         numbering = section_number_spans(printed.text) if place.heading else []
         for token in uncited_claims(
             printed.text,
@@ -357,26 +426,68 @@ def _typed_number_problems(
     return problems
 
 
+def _chart_of(where: str) -> str | None:
+    """The chart whose sidecar text a place is (``caption of charts/x.png``), if it is one."""
+    for prefix in (CAPTION_WHERE, TITLE_WHERE):
+        if where.startswith(prefix):
+            return where.removeprefix(prefix)
+    return None
+
+
+def _claim_phrase_problems(places: list[_Place], fill: _Filler) -> list[dict[str, Any]]:
+    """Claim words ("is rising", "main driver", "고르게") in a sentence that cites no claim: a verdict nobody checked.
+
+    Everything printed is searched, the chart's sidecar title too (the chart shows it); labels and what the
+    renderer filled in are not.
+    """
+    problems = []
+    for place in places:
+        printed = _printed(place.text, fill)
+        protected = [*printed.labels, *printed.cited]
+        for hit in unsupported_phrases(printed.text, claims=printed.claims, protected=protected):
+            problem: dict[str, Any] = {"kind": "unsupported_claim", "phrase": hit.phrase, "claim_kind": hit.kind}
+            problem.update(section=place.section, where=place.where, claims=claim_hints(fill.calcs, hit.kind))
+            problem["excerpt"] = _excerpt(place.text, printed.source[hit.start] if printed.source else 0)
+            chart = _chart_of(place.where)
+            problems.append({**problem, "chart": chart} if chart else problem)
+    return problems
+
+
+def _contradiction_problems(places: list[_Place], fill: _Filler) -> list[dict[str, Any]]:
+    """Two cited claims that cannot both be printed (a main driver spread evenly, rising and falling): the later
+    one is named, with the earlier one it contradicts."""
+    first: dict[str, tuple[_Place, int]] = {}
+    for place in places:
+        for match in ANY_REF_RE.finditer(place.text) if place.printed else ():
+            first.setdefault(match.group(2), (place, match.start()))
+    order = list(fill.markers)
+    problems = []
+    for a, b, why in contradicting(fill.calcs[c] for c in order):
+        later, other = (b, a) if order.index(b) > order.index(a) else (a, b)
+        place, at = first[later]
+        problem: dict[str, Any] = {"kind": "contradiction", "ref": "claim", "calc_id": later, "other": other}
+        problem["reason"] = why
+        problem.update(section=place.section, where=place.where, excerpt=_excerpt(place.text, at))
+        problems.append(problem)
+    return problems
+
+
 def _refuse(problems: list[dict[str, Any]]) -> None:
     lines = [f"The report has {len(problems)} passage(s) that may not be printed:"]
     lines += [f"- {describe_problem(p)}" for p in problems]
     exc = RenderRefused(
         "\n".join(lines),
-        "Rewrite those passages: cite only verified calculations as {{calc:ID}} and never type a number; "
-        "drop a value that cannot be cited.",
+        "Rewrite those passages: cite only verified calculations as {{calc:ID}} and verified claims as "
+        "{{claim:ID}}; never type a number or a claim word (rising, main driver, dominates, evenly...) yourself; "
+        "drop what cannot be cited.",
     )
     exc.problems = problems  # type: ignore[attr-defined]
     raise exc
 
 
-def _substitute(text: str, markers: dict[str, str], calcs: dict[str, CalcInfo]) -> str:
+def _substitute(text: str, fill: _Filler) -> str:
     """References filled in; a refused one prints nothing (the render is refused anyway)."""
-
-    def value(match: re.Match[str]) -> str:
-        calc_id = match.group(1)
-        return f"{calcs[calc_id].formatted()} {markers[calc_id]}" if calc_id in markers else ""
-
-    return CALC_REF_RE.sub(value, text)
+    return ANY_REF_RE.sub(lambda match: fill.value(match.group(2)), text)
 
 
 def _title_and_blocks(markdown: str, title: str | None) -> tuple[str, list[Block]]:
@@ -386,25 +497,29 @@ def _title_and_blocks(markdown: str, title: str | None) -> tuple[str, list[Block
     return title or "Analysis Report", blocks
 
 
-def _check(
-    blocks: list[Block], title: str, job_dir: Path
-) -> tuple[dict[str, str], dict[str, CalcInfo], list[dict[str, Any]]]:
-    """Markers, calculations and every problem that blocks printing: bad references, near misses, typed numbers."""
+def _check(blocks: list[Block], title: str, job_dir: Path, language: str) -> tuple[_Filler, list[dict[str, Any]]]:
+    """What each reference prints, and every problem that blocks printing: bad references, near misses, typed
+    numbers, unsupported claim words and contradicting claims."""
     calcs = load_calc_info(job_dir, required=False)
     validated = is_regular_file(job_dir / CITATIONS_FILE, beneath=job_dir)
     places = _places(blocks, title, job_dir)
-    markers, problems = _assign_markers(places, calcs, "unknown" if validated else UNVALIDATED)
-    problems += _near_miss_problems(places, list(calcs) or None)
-    problems += _glued_problems(places)
-    problems += _control_problems(places)
-    problems += _typed_number_problems(places, markers, calcs, load_labels(job_dir))
-    return markers, calcs, problems
+    printed = [place for place in places if place.printed]
+    markers, problems = _assign_markers(places, calcs, "unknown" if validated else UNVALIDATED, language)
+    fill = _Filler(markers, calcs, language)
+    claims = [calc_id for calc_id, info in calcs.items() if info.is_claim]
+    problems += _near_miss_problems(printed, list(calcs) or None, claims)
+    problems += _glued_problems(printed)
+    problems += _control_problems(printed)
+    problems += _typed_number_problems(printed, fill, load_labels(job_dir))
+    problems += _claim_phrase_problems(places, fill)
+    problems += _contradiction_problems(places, fill)
+    return fill, problems
 
 
 def check_markdown(markdown: str, job_dir: Path) -> list[dict[str, Any]]:
     """The problems that would make :func:`render_report` refuse ``markdown`` (a whole report or one section)."""
     title, blocks = _title_and_blocks(markdown, None)
-    return _check(blocks, title, Path(job_dir))[2]
+    return _check(blocks, title, Path(job_dir), report_language(markdown))[1]
 
 
 def refuse_if_problems(markdown: str, job_dir: Path) -> None:
@@ -517,10 +632,27 @@ def _record_markers(job_dir: Path, markers: dict[str, str]) -> None:
     if data is None:
         return
     for entry in data["citations"]:
-        entry["citation_id"] = markers.get(str(entry.get("calculation_id")))
+        entry["citation_id"] = markers.get(str(entry.get("calculation_id"))) or None
     data.setdefault("metadata", {})["cited_calculations"] = sum(1 for e in data["citations"] if e["citation_id"])
     data["metadata"]["total_calculations"] = len(data["citations"])
     write_json(job_dir / CITATIONS_FILE, data, beneath=job_dir)
+
+
+def _section_texts(title: str, blocks: list[Block], job_dir: Path) -> list[tuple[str, str]]:
+    """Each printed text, in reading order, with the Markdown of the top-level heading above it (the title above
+    the first): the references appendix groups its entries by these sections."""
+    top = min((block.level for block in blocks if block.kind == "heading"), default=0)
+    section, texts = title, [(title, title)]
+    for block in blocks:
+        if block.kind == "heading" and block.level == top:
+            section = block.text
+        if block.kind == "table":
+            texts += [(section, cell) for row in block.rows for cell in row]
+        elif block.kind == "image":
+            texts += [(section, p.text) for p in _image_places(block, section, job_dir) if p.printed]
+        else:
+            texts.append((section, block.text))
+    return texts
 
 
 def render_report(
@@ -529,7 +661,7 @@ def render_report(
     """Render the Reporter's Markdown to ``final_report.docx`` and record the markers in citations.json.
 
     Args:
-        markdown: The report in the Markdown subset, with ``{{calc:ID}}`` references.
+        markdown: The report in the Markdown subset, with ``{{calc:ID}}`` and ``{{claim:ID}}`` references.
         job_dir: The job folder (reads citations.json, charts/; writes report.md, final_report.docx).
         title: Overrides the Markdown's ``# Title``.
         status_note: A visible note under the title (e.g. when the job ends ``needs_review``).
@@ -538,36 +670,43 @@ def render_report(
         The :class:`RenderResult`.
 
     Raises:
-        RenderRefused: A reference names an unknown or non-verified calculation, a near miss such as
-            ``{calc:x}`` would be printed literally, or a number is typed in prose instead of referenced;
-            ``err.problems`` lists each one. Only report.md is written then.
+        RenderRefused: A reference names an unknown or non-verified calculation or claim, a near miss such as
+            ``{calc:x}`` would be printed literally, a number is typed in prose instead of referenced, a claim word
+            stands in a sentence that cites no claim, or two cited claims contradict; ``err.problems`` lists each
+            one. Only report.md is written then.
     """
     job_dir = Path(job_dir)
     write_text_atomic(job_dir / MARKDOWN_NAME, markdown, beneath=job_dir)
     title, blocks = _title_and_blocks(markdown, title)
     blocks = with_limitations(blocks, job_dir, is_korean(markdown))
-    markers, calcs, problems = _check(blocks, title, job_dir)
+    fill, problems = _check(blocks, title, job_dir, report_language(markdown))
     if problems:
         _refuse(problems)
+    markers, calcs = fill.markers, fill.calcs
 
-    result = RenderResult(docx_path=job_dir / DOCX_NAME, markers=markers)
+    claims = [calc_id for calc_id in markers if calcs[calc_id].is_claim]
+    numbered = {calc_id: marker for calc_id, marker in markers.items() if marker}
+    result = RenderResult(docx_path=job_dir / DOCX_NAME, markers=numbered, claims=claims)
     figure_label = "그림" if is_korean(markdown) else "Figure"
     builder = _Builder(job_dir, _east_asian_font(markdown, result.warnings), result, figure_label)
     ea = builder.east_asian
 
     def sub(text: str) -> str:
-        return _substitute(text, markers, calcs)
+        return _substitute(text, fill)
 
     build.add_heading(builder.doc, sub(title), 0, ea)
     if status_note:
         build.add_paragraph(builder.doc, f"**Note:** {status_note}", ea)
     for block in blocks:
         builder.block(block, sub)
-    if markers:
+    if numbered:
+        build.start_columns(builder.doc)
         build.add_heading(builder.doc, references_heading(markdown), 1, ea)
-        for calc_id, marker in markers.items():
-            info = calcs[calc_id]
-            build.add_paragraph(builder.doc, f"{marker} {info.description} \u2014 {info.formula}", ea)
+        for section, lines in appendix_groups(first_sections(_section_texts(title, blocks, job_dir)), markers, calcs):
+            if section.strip():
+                build.add_reference_label(builder.doc, sub(section), ea)
+            for line in lines:
+                build.add_reference(builder.doc, line, ea)
     _save_docx(builder.doc, result.docx_path, job_dir)
     _record_markers(job_dir, markers)
     for warning in result.warnings:

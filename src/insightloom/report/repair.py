@@ -2,8 +2,10 @@
 
 The renderer's refusals and the audit's findings name what is wrong (``report.problems`` lines, audit_findings.json).
 Any Reporter, a hosted model or the offline one, can repair its draft with these functions instead of writing it
-afresh: a typed "value [N]" becomes the reference of the cited calculation, and a sentence holding a number no
-verified calculation backs is dropped (a table cell gets "-"). Every other line stays word for word.
+afresh: a typed "value [N]" becomes the reference of the cited calculation, a sentence holding a number no
+verified calculation backs is dropped (a table cell gets "-"), and so is a sentence holding a claim word ("is
+rising", "main driver") that cites no claim, or citing a claim that contradicts an earlier one. Every other line
+stays word for word.
 """
 
 from __future__ import annotations
@@ -13,20 +15,25 @@ import json
 import re
 from collections.abc import Iterable
 
-from insightloom.calc_refs import CALC_REF_RE, calc_ids, reference
+from insightloom.calc_refs import ANY_REF_RE, CALC_REF_RE, CLAIM_REF_RE, calc_ids, claim_ids, claim_reference, reference
+from insightloom.report.claim_rules import SENTENCE_END_RE as _SENTENCE_END_RE
 from insightloom.report.problems import (
+    CONTRADICTION,
     CONTROL,
     NEAR_MISS,
     TYPED,
     UNCHECKED,
     UNKNOWN,
+    UNSUPPORTED,
     UNVERIFIED,
+    WRONG_KIND,
     ProblemLine,
     read_problems,
 )
 
-_SENTENCE_END_RE = re.compile(r"(?<=[.!?。])\s+")
-_REFUSED_REFERENCE_KINDS = {UNKNOWN, UNVERIFIED, UNCHECKED}
+_REFUSED_REFERENCE_KINDS = {UNKNOWN, UNVERIFIED, UNCHECKED, CONTRADICTION}
+_LEAD_RE = re.compile(r"^\s*(?:[-*]\s+|\d+[.)]\s+|#+\s+)?")
+_CELL_RE = re.compile(r"(?<=\|)[^|]*(?=\|)")
 
 
 def _typed(value: str | None, marker: str) -> re.Pattern[str]:
@@ -39,9 +46,40 @@ def drop_sentences(line: str, pattern: re.Pattern[str]) -> str:
     """Remove the sentences of a prose line that match; a table row gets "-" in place of the match instead."""
     if line.lstrip().startswith("|"):
         return pattern.sub("-", line)
-    lead = re.match(r"^\s*(?:[-*]\s+|\d+[.)]\s+|#+\s+)?", line).group(0)  # type: ignore[union-attr]
+    lead = _LEAD_RE.match(line).group(0)  # type: ignore[union-attr]
     kept = [part for part in _SENTENCE_END_RE.split(line[len(lead) :]) if not pattern.search(part)]
     return (lead + " ".join(kept)) if kept else ""
+
+
+def _phrase_pattern(phrase: str) -> re.Pattern[str]:
+    """A claim phrase as written in Markdown: any spacing or bold markup between its words, any case."""
+    words = [re.escape(word) for word in phrase.split()]
+    return re.compile(r"(?<![A-Za-z0-9_])" + r"[\s*]+".join(words) + r"(?![A-Za-z0-9_])", re.IGNORECASE)
+
+
+def _unsupported(part: str, pattern: re.Pattern[str]) -> bool:
+    return bool(pattern.search(part)) and not CLAIM_REF_RE.search(part)
+
+
+def _drop_unsupported(line: str, pattern: re.Pattern[str]) -> str:
+    """``line`` without the sentences (a table row: the cells) holding the phrase and citing no claim."""
+    if line.lstrip().startswith("|"):
+        return _CELL_RE.sub(lambda cell: " - " if _unsupported(cell.group(0), pattern) else cell.group(0), line)
+    lead = _LEAD_RE.match(line).group(0)  # type: ignore[union-attr]
+    parts = _SENTENCE_END_RE.split(line[len(lead) :])
+    kept = [part for part in parts if not _unsupported(part, pattern)]
+    if len(kept) == len(parts):
+        return line
+    return (lead + " ".join(kept)) if kept else ""
+
+
+def drop_claim_phrases(markdown: str, phrases: set[str]) -> str:
+    """The report without the sentences (or table cells) that hold one of ``phrases`` and cite no claim."""
+    lines = markdown.splitlines()
+    for phrase in sorted(phrases):
+        pattern = _phrase_pattern(phrase)
+        lines = [_drop_unsupported(line, pattern) for line in lines]
+    return "\n".join(lines) + "\n"
 
 
 def patch_report(markdown: str, findings_text: str) -> str:
@@ -50,6 +88,9 @@ def patch_report(markdown: str, findings_text: str) -> str:
     - B (wrong value before a marker): the typed "value [N]" becomes the reference of the cited calculation;
     - C (undefined marker) and A (typed number without a marker): the sentence holding it is dropped (a table cell
       gets "-"), since no verified calculation backs it;
+    - E (unsupported or contradicted claim): a sentence holding the claim phrase and citing no claim is dropped, and
+      so are the sentences citing a claim that is not verified or that contradicts an earlier one; a claim whose
+      printed words were edited needs no patch (rendering report.md prints them again);
     - D (never cited) is a warning and changes nothing.
     A finding whose text is not in report.md (say, the DOCX was edited afterwards) needs no patch: rendering
     report.md again restores the document.
@@ -66,7 +107,19 @@ def patch_report(markdown: str, findings_text: str) -> str:
             lines = [drop_sentences(line, pattern) if pattern.search(line) else line for line in lines]
         elif kind == "A" and value:
             lines = _drop_number(lines, str(value))
+        elif kind == "E":
+            lines = _patch_claim(lines, finding)
     return "\n".join(lines) + "\n"
+
+
+def _patch_claim(lines: list[str], finding: dict[str, object]) -> list[str]:
+    """The lines without what an E finding names: its unsupported phrase, or its unverified or contradicting claim."""
+    problem, claim_id = finding.get("problem"), finding.get("cited_calculation_id")
+    if problem == "phrase" and finding.get("phrase"):
+        return drop_claim_phrases("\n".join(lines), {str(finding["phrase"])}).splitlines()
+    if problem in ("unverified", "contradiction") and claim_id:
+        return drop_references("\n".join(lines), {str(claim_id)}).splitlines()
+    return lines
 
 
 def _drop_number(lines: list[str], value: str) -> list[str]:
@@ -95,20 +148,26 @@ def drop_charts(markdown: str, charts: set[str]) -> str:
 
 
 def refusals(results: Iterable[str]) -> tuple[set[str], set[str], set[str]]:
-    """From render refusals (the tool results' problem lines): the calculation ids, typed numbers and charts the
-    next draft must leave out."""
+    """From render refusals (the tool results' problem lines): the calculation and claim ids, typed numbers and
+    charts the next draft must leave out."""
     problems: list[ProblemLine] = [p for text in results for p in read_problems(text)]
-    banned = {cid for p in problems if p.kind in _REFUSED_REFERENCE_KINDS for cid in calc_ids(p.subject)}
+    banned = {
+        cid
+        for p in problems
+        if p.kind in _REFUSED_REFERENCE_KINDS
+        for cid in calc_ids(p.subject) + claim_ids(p.subject)
+    }
     charts = {chart for p in problems if (chart := p.chart)}
     typed = {p.subject for p in problems if p.kind == TYPED and not p.chart}
     return banned, typed, charts
 
 
 def drop_references(markdown: str, calc_ids_: set[str]) -> str:
-    """The report without the sentences (or with "-" for the table cells) citing any of ``calc_ids_``."""
+    """The report without the sentences (or with "-" for the table cells) citing any of ``calc_ids_`` (as a number
+    or as a claim)."""
     lines = markdown.splitlines()
     for calc_id in sorted(calc_ids_):
-        pattern = re.compile(re.escape(reference(calc_id)))
+        pattern = re.compile(f"{re.escape(reference(calc_id))}|{re.escape(claim_reference(calc_id))}")
         lines = [drop_sentences(line, pattern) if pattern.search(line) else line for line in lines]
     return "\n".join(lines) + "\n"
 
@@ -127,17 +186,30 @@ def _without_controls(markdown: str, problems: list[ProblemLine]) -> str:
     return markdown.translate({int(code[2:], 16): None for code in codes})
 
 
+def _swap_kinds(markdown: str, problems: list[ProblemLine]) -> str:
+    """A claim cited as ``{{calc:ID}}`` becomes ``{{claim:ID}}``, and a number cited as a claim ``{{calc:ID}}``."""
+    for problem in problems:
+        if problem.kind == WRONG_KIND and (match := ANY_REF_RE.fullmatch(problem.subject)):
+            ref, calc_id = match.groups()
+            swapped = (reference if ref == "claim" else claim_reference)(calc_id)
+            markdown = markdown.replace(problem.subject, swapped)
+    return markdown
+
+
 def repair_refused(markdown: str, refusal_text: str) -> str:
     """Repair a draft from a render refusal's problem lines, keeping every other line word for word.
 
-    A refused reference (unknown, unverified, unchecked) or a near miss loses its sentence (a table cell gets "-"),
-    a typed number likewise, a chart whose caption holds a number is left out, and a control character is deleted.
+    A refused reference (unknown, unverified, unchecked, a claim contradicting an earlier one) or a near miss loses
+    its sentence (a table cell gets "-"), a typed number and a claim word that cites no claim likewise, a reference
+    of the wrong kind is written as the other kind, a chart whose caption holds a number or a claim word is left
+    out, and a control character is deleted.
     """
     problems = read_problems(refusal_text)
     banned, typed, charts = refusals([refusal_text])
-    repaired = drop_references(without_refused(markdown, typed, charts), banned)
+    repaired = drop_references(without_refused(_swap_kinds(markdown, problems), typed, charts), banned)
     repaired = _drop_written(repaired, {p.subject for p in problems if p.kind == NEAR_MISS})
-    return _without_controls(repaired, problems)
+    phrases = {p.subject for p in problems if p.kind == UNSUPPORTED and not p.chart}
+    return _without_controls(drop_claim_phrases(repaired, phrases) if phrases else repaired, problems)
 
 
 def _short(line: str, width: int = 90) -> str:

@@ -4,8 +4,8 @@ Every report that prints verified numbers must hold at least one table; a summar
 a hosted model (through the ``summary_table`` tool) or the offline one, gets the same table from
 :func:`summary_table`, and the render tools add it to a report with references but no table (:func:`table_refusal`
 says why one is needed and the fix). Rows are the verified calculations, most important first (then in
-citations.json order), labelled by their description; a row whose description the renderer would refuse (a typed
-number in it) is left out.
+citations.json order; a trivial count such as the number of rows last, since it is no finding), labelled by their
+description; a row whose description the renderer would refuse (a typed number in it) is left out.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from insightloom.calc_refs import CALC_REF_RE, reference
+from insightloom.report.appendix import is_trivial
 from insightloom.report.calcinfo import CalcInfo, load_calc_info
 from insightloom.report.markdown_blocks import parse_markdown
 
@@ -45,7 +46,7 @@ def _rows(job_dir: Path, limit: int) -> list[tuple[str, str]]:
     rank = _importance(job_dir)
     order = {calc_id: i for i, calc_id in enumerate(calcs)}
     usable = [c for c in calcs.values() if c.status == "verified" and _is_number(c) and _cell(c.description)]
-    usable.sort(key=lambda c: (_RANK.get(rank.get(c.calc_id, "low"), 2), order[c.calc_id]))
+    usable.sort(key=lambda c: (is_trivial(c), _RANK.get(rank.get(c.calc_id, "low"), 2), order[c.calc_id]))
     rows: list[tuple[str, str]] = []
     seen: set[str] = set()
     for info in usable:

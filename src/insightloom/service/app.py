@@ -2,7 +2,8 @@
 
 Routes (all but ``/healthz``, ``/readyz``, the page and ``/session`` sign-in need a bearer token or session cookie
 when a token is configured): ``POST /jobs``, ``GET /jobs``, ``GET /jobs/{id}``, ``POST /jobs/{id}/review``,
-``POST /jobs/{id}/cancel``, ``GET /jobs/{id}/events`` (SSE), ``GET /jobs/{id}/artifacts/{path}``, and the follow-up
+``POST /jobs/{id}/cancel``, ``GET /jobs/{id}/events`` (SSE), ``GET /jobs/{id}/artifacts/{path}``,
+``GET /jobs/{id}/report.html`` (the finished report as safe HTML for the page), and the follow-up
 questions of ``service/ask_routes.py``: ``POST /jobs/{id}/ask``, ``POST /ask`` and ``/ask/sessions``. ``/healthz`` and
 ``/readyz`` need no token.
 
@@ -31,17 +32,20 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .. import __version__
+from ..ask.sessions import FINISHED
 from ..config import PROVIDERS, Settings
-from ..errors import BrokerUnavailable, InsightloomError
+from ..errors import BrokerUnavailable, InsightloomError, JobConflict
 from .ask_routes import add_ask_routes
 from .auth import COOKIE, Authenticator, User
 from .errors_http import HTTP_STATUS, error_response, http_status, internal_body
 from .manager import JobManager
 from .queue import JobQueue, broker_reachable
+from .report_html import ReportSource, report_html
 from .service_settings import ServiceConfig
 from .sse import event_stream
 from .uploads import BodyLimit, plan_uploads
-from .webfont import web_font
+from .webfont import MEDIA_TYPE as FONT_MEDIA_TYPE
+from .webfont import warm_in_background, web_font
 
 logger = logging.getLogger(__name__)
 
@@ -55,6 +59,8 @@ PAGE_CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
     "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
 )
+#: The report fragment runs nothing and loads only this server's images, even when opened on its own.
+REPORT_CSP = "default-src 'none'; img-src 'self'; style-src 'self'; frame-ancestors 'none'; base-uri 'none'"
 
 
 class ReviewBody(BaseModel):
@@ -170,6 +176,7 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         manager.open(queue)
+        warm_in_background()  # the Hangul web font is ready before a page asks for it (service/webfont.py)
         logger.info(
             "insightloom service: artifacts %s, %s, %d workers",
             manager.root,
@@ -229,7 +236,7 @@ def create_app(
         data = web_font()
         if data is None:
             raise HTTPException(404, "No CJK web font on this server.")
-        return Response(data, media_type="font/ttf", headers={"Cache-Control": "public, max-age=86400"})
+        return Response(data, media_type=FONT_MEDIA_TYPE, headers={"Cache-Control": "public, max-age=86400"})
 
     @app.get("/session")
     def session(user: User, request: Request) -> dict[str, Any]:
@@ -362,6 +369,28 @@ def create_app(
         return StreamingResponse(
             _chunks(handle), media_type=media_type, headers={**headers, "Content-Length": str(size)}
         )
+
+    @app.get("/jobs/{job_id}/report.html", response_model=None)
+    def report_page(job_id: str, user: User) -> Response:
+        """The finished report as one ``<article>`` of escaped HTML: charts inline, each marker linked to its check.
+
+        Only the owner sees it (like every artifact); a job without a rendered report is answered 409 with the fix.
+        """
+        status = manager.owned(job_id, user)
+        files = manager.store.list_files(job_id)
+        source = ReportSource(
+            read=lambda name: manager.store.read_bytes(job_id, name),
+            files=set(files),
+            artifact_url=lambda path: f"/jobs/{quote(job_id)}/artifacts/{quote(path)}",
+        )
+        body = report_html(source) if status["status"] in FINISHED else None
+        if body is None:
+            raise JobConflict(
+                f"Job {job_id} has no finished report to show (it is {status['status']}).",
+                "wait until the job is completed or needs_review; a failed or cancelled job has no report.",
+            )
+        headers = {"Cache-Control": "private, no-store", "Content-Security-Policy": REPORT_CSP}
+        return Response(body, media_type="text/html; charset=utf-8", headers=headers)
 
     add_ask_routes(app, manager)  # POST /jobs/{id}/ask, POST /ask, /ask/sessions (service.ask_routes)
     return app

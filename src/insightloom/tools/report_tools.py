@@ -83,7 +83,10 @@ def _refusal_text(exc: RenderRefused, *, whole: bool) -> str:
     lines += [f"- {describe_problem(problem)}" for problem in getattr(exc, "problems", []) or []]
     if len(lines) == 1:
         lines.append(str(exc))
-    lines.append("Only verified calculations can be printed; never type the number as digits instead.")
+    lines.append(
+        "Only verified calculations and claims can be printed; never type the number as digits, nor a claim word "
+        "without its {{claim:ID}}, instead."
+    )
     if whole:
         lines.append(_SECTION_RETRY)
     return "\n".join(lines)
@@ -106,8 +109,9 @@ def _render(rt: JobRuntime, markdown: str) -> str:
             markdown, added = with_table, " A summary table of the verified numbers was added (the report had none)."
     result = run_render(markdown, rt.root, status_note=rt.status_note)
     rt.note_evidence("rendered")
+    claims = f" and {len(result.claims)} cited claims" if result.claims else ""
     return (
-        f"Rendered final_report.docx with {len(result.markers)} cited calculations, "
+        f"Rendered final_report.docx with {len(result.markers) - len(result.claims)} cited calculations{claims}, "
         f"{len(result.charts)} charts and {result.tables} tables.{added}"
     )
 
@@ -146,11 +150,15 @@ def make_render_report(rt: JobRuntime, memory: ReportMemory | None = None) -> Ag
 
     @tool(name="render_report")
     def render_report(markdown: str = "") -> str | dict:
-        """Render the report into final_report.docx, replacing each {{calc:ID}} by its verified value.
+        """Render the report into final_report.docx, replacing each {{calc:ID}} by its verified value and each
+        {{claim:ID}} by its checked sentence ("no clear trend: ...").
+
+        A claim word (rising, main driver, dominates, evenly, strong correlation, significant) may stand only in a
+        sentence that cites a {{claim:ID}}; written as free text it is refused.
 
         Args:
-            markdown: The whole report in Markdown, numbers only as {{calc:ID}} references. Leave it empty to
-                render the sections stored with render_section, in order.
+            markdown: The whole report in Markdown, numbers only as {{calc:ID}} references and verdicts only as
+                {{claim:ID}}. Leave it empty to render the sections stored with render_section, in order.
         """
         return _render_call(rt, markdown, memory)
 
@@ -186,12 +194,14 @@ def make_render_section(rt: JobRuntime, memory: ReportMemory | None = None) -> A
         left out of the new Markdown is gone), so a refused or audited section is resent alone. An empty markdown
         deletes the section and its sub-sections (use it to rename a heading: delete the old one, store the new
         one). It refuses a section exactly as render_report would (unverified or unknown references, near misses
-        such as {calc:x}, typed numbers anywhere, headings included), naming each passage.
+        such as {calc:x}, typed numbers anywhere, headings included, claim words without a {{claim:ID}} in their
+        sentence, contradicting claims), naming each passage.
 
         Args:
             heading: The section heading, e.g. "Executive summary" (or "## Executive summary"; "# Title" for the
                 title and the text under it).
-            markdown: The Markdown under the heading, numbers only as {{calc:ID}} references; empty to delete.
+            markdown: The Markdown under the heading, numbers only as {{calc:ID}} and verdicts only as {{claim:ID}}
+                references; empty to delete.
         """
         try:
             stored = load_sections(rt.root)
@@ -273,9 +283,10 @@ def make_patch_report(rt: JobRuntime, memory: ReportMemory | None = None) -> Age
 
         From the last render refusal of this call (or the problem lines you pass), or else from the last audit's
         findings (audit_findings.json): a wrong value becomes the cited calculation's reference, a sentence holding
-        a typed number, an undefined marker, or a refused or near-miss reference is dropped (a table cell gets
-        "-"), a chart whose caption holds a number is left out, and a report without a table gets the summary
-        table. Every other line stays word for word. Answers with what changed and what is left.
+        a typed number, an undefined marker, a refused or near-miss reference, a claim word without a claim, or a
+        contradicting claim is dropped (a table cell gets "-"), a chart whose caption holds a number or a claim word
+        is left out, and a report without a table gets the summary table. Every other line stays word for word.
+        Answers with what changed and what is left.
 
         Args:
             problems: The refusal's problem lines to repair ("- typed number '12' in section ..."); leave it empty
@@ -328,16 +339,16 @@ def make_summary_table(rt: JobRuntime) -> AgentTool:
 def make_draft_conclusions(rt: JobRuntime) -> AgentTool:
     @tool(name="draft_conclusions")
     def draft_conclusions() -> str | dict:
-        """Draft conclusions that say what the verified findings mean: the main driver (the top group of the headline
-        breakdown and its share, or a tie), how concentrated the total is, the direction of the trend and a strong
-        relationship. One Markdown line each, numbers as {{calc:ID}}; use them under the conclusions heading, with
-        your recommendations, rather than describing how the numbers were computed."""
+        """Draft conclusions from the verified claims only: the main driver (largest eta squared) with its top group,
+        that breakdown's concentration, the trend verdict and a correlation (with its outlier verdict); lines whose
+        claims contradict are left out. One Markdown line each, verdicts as {{claim:ID}} and numbers as {{calc:ID}};
+        use them under the conclusions heading, with your recommendations, rather than describing the method."""
         try:
             lines = conclusions(rt.root, language=rt.language)
         except InsightloomError as exc:
             return tool_error(str(exc))
         if not lines:
-            return "No breakdown, trend or correlation was verified: conclude from the headline figures instead."
+            return "No driver, trend or correlation claim was verified: conclude from the headline figures instead."
         return "\n".join(f"- {line}" for line in lines)
 
     return draft_conclusions
@@ -346,7 +357,8 @@ def make_draft_conclusions(rt: JobRuntime) -> AgentTool:
 def make_audit_report(rt: JobRuntime) -> AgentTool:
     @tool(name="audit_report")
     def audit_report() -> str | dict:
-        """Audit final_report.docx for uncited numbers, wrong or undefined markers and uncited calculations."""
+        """Audit final_report.docx for uncited numbers, wrong or undefined markers, uncited calculations, and
+        unsupported or contradicted claims (E)."""
         if not rt.job.path("final_report.docx").exists():
             return tool_error("final_report.docx does not exist yet. Fix: the Reporter must render the report first.")
         result = run_audit(rt.root, retry_count=rt.audits, max_retries=rt.settings.max_reporter_retries)

@@ -3,7 +3,9 @@
 The Validator's deterministic half: every calculation with a SQL ``check`` is re-computed by DuckDB (an engine
 independent of the pandas code that produced the value) and marked ``verified`` or ``needs_review``; one without a
 check stays ``unverified`` unless the Validator agent later verifies it with its own script
-(:func:`record_llm_verification`). Values are never changed, and calculation_metadata.json is never written.
+(:func:`record_llm_verification`). A claim (``check: "stat:<test>"``) is re-computed with SciPy from its
+``test.sql`` instead (:mod:`insightloom.validation.claim_checks`). Values are never changed, and
+calculation_metadata.json is never written.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from insightloom.errors import ValidationError
 from insightloom.fileio import write_json, write_text_atomic
 from insightloom.timeutil import utc_now
 from insightloom.validation.checks import ConnectionFactory, run_checks
+from insightloom.validation.claim_checks import is_stat_check, verify_claims
 from insightloom.validation.compare import json_safe, values_match
 from insightloom.validation.jobfiles import (
     CITATIONS_FILE,
@@ -132,7 +135,9 @@ def describe_candidate(calc_id: str, detail: Mapping[str, Any]) -> str:
 
 
 def _entry(calc: Mapping[str, Any], previous: Mapping[str, Any] | None) -> dict[str, Any]:
-    return {
+    # A claim's kind and evidence travel with it: the Reporter orders the summary by them (claims.lead.lead_order).
+    claim = {k: calc[k] for k in ("kind", "claim_kind", "evidence") if k in calc} if calc.get("kind") == "claim" else {}
+    return claim | {
         "citation_id": (previous or {}).get("citation_id"),
         "calculation_id": str(calc["id"]),
         "value": calc["value"],
@@ -261,11 +266,21 @@ def validate_job(job_dir: Path, *, connection_factory: ConnectionFactory | None 
     calcs = load_calculations(job_dir)
     previous = _previous_entries(job_dir)
     entries = [_entry(calc, previous.get(str(calc["id"]))) for calc in calcs]
-    checked = [i for i, calc in enumerate(calcs) if has_check(calc)]
+    claimed = [i for i, calc in enumerate(calcs) if is_stat_check(calc)]
+    checked = [i for i, calc in enumerate(calcs) if has_check(calc) and not is_stat_check(calc)]
     started = time.perf_counter()
-    views = load_views(job_dir) if checked else {}
+    views = load_views(job_dir) if checked or claimed else {}
     checks = [calcs[i]["check"] for i in checked]
     outcomes, queries = run_checks(checks, views, connection_factory=connection_factory)
+    if claimed:
+        claims = verify_claims([calcs[i] for i in claimed], views, connection_factory=connection_factory)
+        for index, claim in zip(claimed, claims, strict=True):
+            entries[index].update(
+                verification_method="stat",
+                check_value=claim.verdict,
+                verification_status=VERIFIED if claim.verified else NEEDS_REVIEW,
+                reason=claim.reason,
+            )
     for index, outcome in zip(checked, outcomes, strict=True):
         entry = entries[index]
         entry["verification_method"] = "check"

@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from insightloom.claims.stats import run_test
 from insightloom.validation.checks import CheckOutcome, run_checks
+from insightloom.validation.claim_checks import MISMATCH, ClaimOutcome, is_stat_check, verify_claims
 from insightloom.validation.compare import as_number, values_match
 from insightloom.validation.jobfiles import load_views
 
@@ -157,10 +159,33 @@ def run_script_checks(job_dir: Path, records: Sequence[Mapping[str, Any]]) -> tu
             longer the file intake wrote (see :func:`~insightloom.validation.jobfiles.load_views`).
     """
     views = load_views(Path(job_dir), warn_unrecorded=False)
+    claims = [r for r in records if is_stat_check(r)]  # "stat:<test>": re-computed with SciPy, not run as SQL
+    numbers = [r for r in records if not is_stat_check(r)]
     # The Validator's own batching and connection setup, so a check that passes here runs the same way there.
-    outcomes, _queries = run_checks([str(r["check"]) for r in records], views)
-    failures = [f for r, o in zip(records, outcomes, strict=True) if (f := explain(r, o, list(views))) is not None]
+    outcomes, _queries = run_checks([str(r["check"]) for r in numbers], views)
+    failures = [f for r, o in zip(numbers, outcomes, strict=True) if (f := explain(r, o, list(views))) is not None]
+    if claims:
+        failures += claim_failures(claims, verify_claims(claims, views, test=run_test))
     return len(records) - len(failures), failures
+
+
+def claim_failures(records: Sequence[Mapping[str, Any]], outcomes: Sequence[ClaimOutcome]) -> list[CheckFailure]:
+    """The claims whose SciPy re-computation from their SQL disagrees, each with its cause and fix."""
+    failures = []
+    for record, outcome in zip(records, outcomes, strict=True):
+        if outcome.verified:
+            continue
+        if outcome.reason.startswith(MISMATCH):
+            cause = f"the claim's SQL rows do not give its verdict and evidence ({outcome.reason})"
+            fix = (
+                "make rows= exactly what the claim's SQL returns (same filter, NULL handling and period order), "
+                "or leave rows= out so the SQL's rows are the test's inputs"
+            )
+            failures.append(CheckFailure(str(record.get("id")), record.get("value"), outcome.verdict, "", cause, fix))
+        else:
+            cause, fix = "the claim cannot be re-computed", outcome.reason
+            failures.append(CheckFailure(str(record.get("id")), record.get("value"), None, outcome.reason, cause, fix))
+    return failures
 
 
 def failure_report(failures: Sequence[CheckFailure], total: int) -> str:

@@ -39,7 +39,8 @@ def tier_rule(total: int) -> str:
 
 
 def has_check(calc: Mapping[str, Any]) -> bool:
-    """Whether the calculation carries a non-blank SQL check."""
+    """Whether the calculation carries a non-blank check: SQL, or ``stat:<test>`` for a claim (re-computed with
+    SciPy by :mod:`insightloom.validation.claim_checks`, never sent to LLM verification)."""
     check = calc.get("check")
     return isinstance(check, str) and bool(check.strip())
 

@@ -141,3 +141,63 @@ def markdown_table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
 def plain(text: str) -> str:
     """Chart text: no markdown backticks."""
     return text.replace("`", "")
+
+
+def axis_label(what: str, unit: str | None) -> str:
+    """An axis label carrying the unit from the profile: ``Total Revenue (USD)``, ``Survived rate (%)``.
+
+    Counts of rows read ``Rows`` as they are; another count reads ``Units (count)``; no unit leaves the label bare.
+    """
+    text = plain(what).strip()
+    if not unit:
+        return text
+    if unit == "count" and any(word in text.lower() for word in ("rows", "count", "건수", "행")):
+        return text
+    return f"{text} ({unit})"
+
+
+def planned_specs(profile: dict[str, Any] | None = None) -> list[AnalysisSpec]:
+    """The standard analyses of the job's plan (``plan.md``, Coder items in any state), in plan order.
+
+    A job without a plan (a script run by hand) gets the offline Planner's choice for its profile, so every script
+    of one job reads the same list either way.
+    """
+    from insightloom.analysis.catalog import parse_item
+    from insightloom.analysis.planning import plan_analyses
+    from insightloom.analysis_utils.jobdir import job_dir
+    from insightloom.plan import parse_plan
+
+    profile = profile if profile is not None else job_profile()
+    path = job_dir() / "plan.md"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return plan_analyses(profile)
+    section = parse_plan(text).section("coder")
+    specs = [parse_item(item.text, profile) for item in (section.items if section else [])]
+    found = [spec for spec in specs if spec is not None]
+    return found or plan_analyses(profile)
+
+
+def breakdown_candidates(ctx: Context, measure: str | None) -> list[str]:
+    """Every column the plan breaks ``measure`` down by in this table (the driver claim's candidates).
+
+    Every breakdown script of a job computes the same list (the plan's, in plan order, with this breakdown's own
+    column added when the plan lacks it), so exactly one breakdown can be the main driver of a measure.
+    """
+    profile = job_profile()
+    names = [
+        str(spec.by)
+        for spec in planned_specs(profile)
+        if spec.kind == "breakdown" and spec.by and spec.measure == measure and view_of(spec, profile) == ctx.view
+    ]
+    if ctx.spec.by and ctx.spec.by not in names:
+        names.append(str(ctx.spec.by))
+    return [name for name in dict.fromkeys(names) if choices.column(ctx.table, name) is not None]
+
+
+def view_of(spec: AnalysisSpec, profile: dict[str, Any] | None = None) -> str | None:
+    """The view a spec reads (the first input's when it names none)."""
+    profile = profile if profile is not None else job_profile()
+    table = choices.find_table(profile, spec.view) if spec.view else next(iter(choices.tables(profile)), None)
+    return str(table["view"]) if table else None

@@ -1,8 +1,12 @@
 """A breakdown of a measure (or of rows) by a category: group values, shares, top and bottom groups, ties named,
-a rate from its parts per group where the table has one, a table and a bar chart.
+a rate from its parts per group where the table has one, the claims an analyst would draw, a table and a bar chart.
 
 A 0/1 outcome (profile semantic ``binary_outcome``) is broken down as its rate per group (100 * mean, in %), which
 is what "survival by class" means, never as a sum of ones.
+
+Verdicts are tracked claims (:mod:`insightloom.analysis_utils.standard.breakdown_claims`), never free text: whether
+the breakdown drives the measure (eta squared against every breakdown of the plan), how concentrated the group
+totals are (top share, HHI), and whether the highest average is above the next one beyond noise (Welch).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from insightloom.analysis_utils.standard._common import (
     TOP_N,
     Context,
     Rate,
+    axis_label,
     context,
     markdown_table,
     plain,
@@ -30,6 +35,7 @@ from insightloom.analysis_utils.standard._common import (
     semantic,
     stem,
 )
+from insightloom.analysis_utils.standard.breakdown_claims import claim_findings
 from insightloom.analysis_utils.trackers import frame, numeric, track_rate
 
 logger = logging.getLogger(__name__)
@@ -73,6 +79,7 @@ def run_breakdown(spec: AnalysisSpec, *, language: str = "en") -> None:
     if groups.bottom_ref:
         key = "bottom_tied" if groups.bottom_tied > 1 else "bottom"
         findings.append(ctx.tx[key].format(bottom=groups.bottom_ref, value=groups.bottom_value_ref))
+    findings += claim_findings(ctx, groups)
     shares = any(row.share_ref for row in groups.rows)
     header = [by, groups.what] + ([ctx.tx["h_share"]] if shares else []) + ([rate.label] if rate else [])
     table_rows = []
@@ -110,15 +117,25 @@ def _top_finding(ctx: Context, groups: GroupValues) -> str:
     return ctx.tx[key].format(**words)
 
 
+CHART_GROUPS = 10
+
+
 def _chart(ctx: Context, groups: GroupValues, title: str) -> str:
-    """A horizontal bar chart of the leading groups (up to ten, largest on top)."""
-    plot = groups.ordered.head(10).iloc[::-1]
+    """A horizontal bar chart of the leading groups (up to ten, largest on top), titled with what it shows.
+
+    The title drawn on the chart counts the groups ("all 5 groups", "top 10 of 48"); the caption and the sidecar
+    title, which the report prints as text, say the same without a count the report could not cite.
+    """
+    plot = groups.ordered.head(CHART_GROUPS).iloc[::-1]
+    scope = "all" if len(plot) == groups.count else "top"
+    words = {"title": plain(title), "groups": groups.count, "shown": len(plot), "what": groups.what, "by": groups.by}
     fig = Figure(figsize=(6, 3.6))
     ax = fig.subplots()
     ax.barh([str(k) for k in plot["key"]], plot["value"], color="#4C72B0")
-    ax.set_xlabel(groups.what)
-    compact_axis(ax.xaxis)
-    ax.set_title(ctx.tx["chart_title"].format(title=plain(title)))
-    return save_chart(fig, f"breakdown_{groups.prefix}", title=plain(title),
-                      alt=ctx.tx["chart_alt"].format(what=groups.what, by=groups.by),
-                      caption=ctx.tx["caption"].format(title=plain(title)))  # fmt: skip
+    what = ctx.tx["axis_" + groups.agg].format(m=plain(groups.measure or ""))
+    ax.set_xlabel(axis_label(what, "%" if groups.agg == "rate" else groups.unit))
+    compact_axis(ax.xaxis, integer=groups.integral)
+    ax.set_title(ctx.tx["chart_title_" + scope].format(**words))
+    caption = ctx.tx["caption_" + scope].format(**words)
+    return save_chart(fig, f"breakdown_{groups.prefix}", title=caption.rstrip("."),
+                      alt=ctx.tx["chart_alt_" + scope].format(**words), caption=caption)  # fmt: skip

@@ -1,12 +1,20 @@
-"""The standard correlation: Pearson r of two measures, the variance it explains, and a scatter (or hexbin) chart."""
+"""The standard correlation: Pearson r of two measures, the variance it explains, the correlation claim (strength,
+Spearman beside it, and whether a few extreme points drive it), and a scatter (or hexbin) chart.
+
+The numeric sentence carries no strength word: "strong" or "driven by a few extreme values" is the claim's verdict,
+recorded and checked like a number, and the finding cites it as ``{{claim:ID}}``.
+"""
 
 from __future__ import annotations
 
 import logging
 
+import pandas as pd
+
 from insightloom.analysis.catalog import AnalysisSpec
 from insightloom.analysis.wording import pick
 from insightloom.analysis_utils.charts import draw_scatter, save_chart
+from insightloom.analysis_utils.claims import track_claim
 from insightloom.analysis_utils.numbers_text import compact_axis
 from insightloom.analysis_utils.result_notes import append_result
 from insightloom.analysis_utils.sql import dbl, qi
@@ -14,10 +22,6 @@ from insightloom.analysis_utils.standard._common import Context, context, plain,
 from insightloom.analysis_utils.trackers import column_facts, frame, numeric, require, track_corr, track_value
 
 logger = logging.getLogger(__name__)
-
-
-def _strength(size: float) -> str:
-    return "strong" if size >= 0.7 else "moderate" if size >= 0.4 else "weak" if size >= 0.2 else "negligible"
 
 
 def run_correlation(spec: AnalysisSpec, *, language: str = "en") -> None:
@@ -42,15 +46,34 @@ def run_correlation(spec: AnalysisSpec, *, language: str = "en") -> None:
     if coef != coef:  # NaN: a constant column or too few rows
         findings = [pick(tx, "none", len(pair)).format(**r)]
     else:
-        r["strength"], r["sign"] = tx[_strength(abs(coef))], tx["positive" if coef >= 0 else "negative"]
         r["r"] = track_corr(ctx.view, x, y, prefix + "_r", tx["d_r"].format(x=x, y=y))
         r["r2"] = track_value(prefix + "_r2", coef**2 * 100, tx["d_r2"].format(x=x, y=y), "r ** 2 * 100", ctx.view,
                               [x, y], "medium", f"SELECT 100 * power(corr({dbl(x)}, {dbl(y)}), 2) FROM {qi(ctx.view)}",
                               "%")  # fmt: skip
-        findings = [tx["r"].format(**r)]
+        findings = [tx["r"].format(**r), _claim(ctx, prefix, pair)]
     chart = _chart(ctx, prefix, pair[x], pair[y])
     append_result(tx["title"].format(x=x, y=y), plan_item=ctx.plan_item, findings=findings, charts=[chart])
     logger.debug("correlation %s over %d rows", prefix, len(pair))
+
+
+def _claim(ctx: Context, prefix: str, pair: pd.DataFrame) -> str:
+    """The correlation claim over the rows where both values are present; the finding that cites it."""
+    x, y = ctx.spec.measures[:2]
+    both = f"{qi(x)} IS NOT NULL AND {qi(y)} IS NOT NULL"
+    sql = f"SELECT {dbl(x)} AS x, {dbl(y)} AS y FROM {qi(ctx.view)} WHERE {both}"
+    ref = track_claim(
+        "correlation",
+        "claim_" + prefix,
+        ctx.view,
+        sql,
+        {"measure": y, "by": x, "x": x, "y": y},
+        rows=[(float(a), float(b)) for a, b in pair.to_numpy()],
+        description=ctx.tx["d_claim"].format(x=x, y=y),
+        formula=ctx.tx["f_claim"],
+        columns=[x, y],
+        importance="high",
+    )
+    return ctx.tx["claim"].format(x=x, y=y, claim=ref)
 
 
 def _chart(ctx: Context, prefix: str, xs: object, ys: object) -> str:

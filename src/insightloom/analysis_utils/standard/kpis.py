@@ -15,6 +15,7 @@ from insightloom.analysis.catalog import FILTER_AGGS, LAST_PERIODS, WHERE_JOIN, 
 from insightloom.analysis.ids import slug
 from insightloom.analysis_utils.result_notes import append_result
 from insightloom.analysis_utils.standard._common import Context, context, markdown_table, rates, semantic, stem
+from insightloom.analysis_utils.standard.value_claims import sentinel_finding
 from insightloom.analysis_utils.trackers import (
     column_facts,
     frame,
@@ -104,6 +105,9 @@ def _measure(ctx: Context, m: str, findings: list[str], rows: list[list[str]]) -
     rows.append([tx["row_mean"].format(m=m), r["mean"]])
     if "min" in r:
         rows.append([tx["row_range"].format(m=m), tx["range_cell"].format(**r)])
+    # The trackers leave a sentinel code (99999 for "unknown") out of every figure above; the report says so.
+    sentinel = sentinel_finding(ctx, m)
+    findings += [sentinel] if sentinel else []
 
 
 def _typed_value(series: pd.Series, value: str) -> Any:

@@ -1,4 +1,5 @@
-"""The data overview: rows, columns, missing cells and their share, and the columns missing the most."""
+"""The data overview: rows, columns, missing cells and their share, the columns missing the most, and which columns
+the plan leaves out and why (every profiled column is analysed or named with its reason)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,11 @@ import pandas as pd
 
 from insightloom.analysis import choices
 from insightloom.analysis.catalog import AnalysisSpec
+from insightloom.analysis.planning import unanalysed_columns
 from insightloom.analysis.wording import counted, pick
 from insightloom.analysis_utils.result_notes import append_result
 from insightloom.analysis_utils.sql import qi, ql, sql_all, sql_sum
-from insightloom.analysis_utils.standard._common import Context, context, markdown_table, stems
+from insightloom.analysis_utils.standard._common import Context, context, markdown_table, planned_specs, stems, view_of
 from insightloom.analysis_utils.trackers import frame, track_value
 
 logger = logging.getLogger(__name__)
@@ -53,7 +55,8 @@ def run_overview(spec: AnalysisSpec, *, language: str = "en") -> None:
         "w_missing": counted(missing, "cell", lang),
         "w_complete": counted(complete, "row has", lang),
     }  # fmt: skip
-    findings = [tx["shape"].format(**r)]
+    # "(personal data and identifier columns are left out)" only when some were.
+    findings = [tx["shape" if len(cols) < df.shape[1] else "shape_all"].format(**r)]
     if cells:
         share = missing / cells * 100
         r["share"] = track_value(p + "missing_share", share, tx["d_share"],
@@ -74,7 +77,44 @@ def run_overview(spec: AnalysisSpec, *, language: str = "en") -> None:
             ("row_complete", "complete"),
         ]
         table = markdown_table([tx["h_item"], tx["h_count"]], [[tx[label], r[key]] for label, key in shape])
+    coverage = _coverage(ctx, df)
+    findings += [coverage] if coverage else []
     append_result(tx["title"], plan_item=ctx.plan_item, findings=findings, table=table)
+
+
+#: Columns named one by one in the coverage sentence; the rest are counted.
+_NAMED_SKIPPED = 12
+
+
+def _coverage(ctx: Context, df: pd.DataFrame) -> str | None:
+    """One sentence naming each column no analysis of the plan reads, with its reason (None when all are read).
+
+    A mostly missing column's share is a tracked number; every other reason is a fact of the profile in words.
+    """
+    tx, p, t = ctx.tx, ctx.prefix, qi(ctx.view)
+    specs = [spec for spec in planned_specs() if view_of(spec) == ctx.view]
+    skipped = unanalysed_columns(ctx.table, specs)
+    if not skipped:
+        return None
+    slugs = stems(ctx.table, [name for name, _ in skipped])
+    parts = []
+    for name, reason in skipped[:_NAMED_SKIPPED]:
+        words = {"c": name}
+        if reason == "missing" and name in df.columns and len(df):
+            share = float(df[name].isna().mean() * 100)
+            sql = f"SELECT 100 * CAST(COUNT(*) - COUNT({qi(name)}) AS DOUBLE) / COUNT(*) FROM {t}"
+            words["share"] = track_value(p + "missing_share_in_" + slugs[name], share,
+                                         tx["d_missing_share_in"].format(c=name), f"df[{name!r}].isna().mean() * 100",
+                                         ctx.view, [name], "low", sql, "%", 2 if 0 < share < 1 else None)  # fmt: skip
+        parts.append(tx["why_" + (reason if reason != "missing" or "share" in words else "unplanned")].format(**words))
+    rest = len(skipped) - _NAMED_SKIPPED
+    if rest > 0:
+        names = ", ".join(ql(name) for name, _ in skipped)
+        more = track_value(p + "unanalysed_more", rest, tx["d_unanalysed_more"], "columns left out beyond those named",
+                           ctx.view, [], "low", f"SELECT COUNT(*) - {_NAMED_SKIPPED} FROM (DESCRIBE {t}) "
+                           f"WHERE column_name IN ({names})", "count")  # fmt: skip
+        parts.append(tx["why_more"].format(more=more, w_more=counted(rest, "column", ctx.language)))
+    return tx["coverage"].format(items=tx["why_join"].join(parts))
 
 
 def _missing_by_column(

@@ -3,6 +3,10 @@
 Every number is computed in pandas and checked against one DuckDB CTE ``p(period, v[, days])`` written from the
 same spec, so the first, last, peak and change all read the same periods. The time decisions (the axis, partial
 first/last periods, whether a weekend share fits) come from :mod:`insightloom.analysis.time_logic`.
+
+First against last is two points: it is reported as a change and never called a trend. The trend itself is a
+tracked claim (``track_claim("trend", ...)``) over the same periods the change reads, read from the same CTE, so
+its verdict (rising, falling, no clear trend or volatile) and evidence are re-computed by the Validator.
 """
 
 from __future__ import annotations
@@ -18,10 +22,11 @@ from insightloom.analysis import time_logic
 from insightloom.analysis.catalog import AnalysisSpec
 from insightloom.analysis.wording import PERIOD_WORDS, pick
 from insightloom.analysis_utils.charts import save_chart
+from insightloom.analysis_utils.claims import track_claim
 from insightloom.analysis_utils.numbers_text import compact_axis
 from insightloom.analysis_utils.result_notes import append_result
 from insightloom.analysis_utils.sql import dbl, qi
-from insightloom.analysis_utils.standard._common import Context, context, plain, stem
+from insightloom.analysis_utils.standard._common import Context, axis_label, context, plain, stem
 from insightloom.analysis_utils.trackers import (
     column_facts,
     frame,
@@ -176,8 +181,8 @@ def run_trend(spec: AnalysisSpec, *, language: str = "en") -> None:
 
     ``spec.by`` is a date column (bucketed by ``spec.period``), an integer year column, or one of a wide table's
     year columns (the table's ``time_axis`` then melts them all). Findings: the span, the first-vs-last change (partial
-    first/last periods left out, or compared per observed day, and said so), the peak, and the weekend share on
-    daily data; a line chart.
+    first/last periods left out, or compared per observed day, and said so), the trend claim over those same periods
+    (cited as ``{{claim:ID}}``), the peak, and the weekend share on daily data; a line chart.
 
     Raises:
         AggregationRefused: The profile forbids ``spec.agg`` of the measure (a total of a price, say).
@@ -214,7 +219,9 @@ def run_trend(spec: AnalysisSpec, *, language: str = "en") -> None:
         f"SELECT {trend.label_sql()} FROM p ORDER BY period DESC LIMIT 1",
     )
     findings = [pick(tx, "span", count).format(**r)]
-    findings += _change(trend, r)
+    comparison = time_logic.compare_periods(list(series.index), trend.dates, trend.axis.period)
+    findings += _change(trend, comparison, r)
+    findings += _claim(trend, comparison)
     findings.append(_peak(trend))
     findings += _weekend(trend)
     title = tx["title"].format(what=trend.what, period=trend.period_word)
@@ -223,11 +230,12 @@ def run_trend(spec: AnalysisSpec, *, language: str = "en") -> None:
     logger.debug("trend %s: %d periods", trend.prefix, count)
 
 
-def _change(trend: _Trend, r: dict[str, str]) -> list[str]:
-    """The first-vs-last finding(s): plain, over complete periods only, or per observed day."""
+def _change(trend: _Trend, comparison: time_logic.Comparison, r: dict[str, str]) -> list[str]:
+    """The first-vs-last finding(s): plain, over complete periods only, or per observed day.
+
+    A change is two points: it is reported as a change and never called a trend (:func:`_claim` says that).
+    """
     tx, series = trend.ctx.tx, trend.series
-    keys = list(series.index)
-    comparison = time_logic.compare_periods(keys, trend.dates, trend.axis.period)
     partial = comparison.partial_first or comparison.partial_last
     if comparison.per_day and trend.agg != "mean" and trend.days is not None:
         return [_per_day(trend, comparison, r)]
@@ -254,6 +262,51 @@ def _change(trend: _Trend, r: dict[str, str]) -> list[str]:
         r["direction"] = _direction(tx, float(change))
         return [tx["change"].format(**r), *notes]
     return [tx["flat"].format(**r), *notes]
+
+
+def _claim_inputs(trend: _Trend, comparison: time_logic.Comparison) -> tuple[str, pd.Series, str]:
+    """The periods the trend claim reads, as the change reads them, with their SQL and the finding's template key.
+
+    Partial first/last periods the change leaves out are left out here too; when the change compares per observed
+    day, so does the claim (every period's value divided by its observed days).
+    """
+    series = trend.series
+    if comparison.per_day and trend.agg != "mean" and trend.days is not None:
+        values = (series / trend.days.reindex(series.index).astype(float)).rename("v")
+        return "SELECT v / days AS v FROM p ORDER BY period", values, "claim_per_day"
+    if comparison.excluded:
+        first, last = trend.key_sql(comparison.first), trend.key_sql(comparison.last)
+        values = series.loc[comparison.first : comparison.last]
+        return f"SELECT v FROM p WHERE period BETWEEN {first} AND {last} ORDER BY period", values, "claim_complete"
+    return "SELECT v FROM p ORDER BY period", series, "claim"
+
+
+def _claim(trend: _Trend, comparison: time_logic.Comparison) -> list[str]:
+    """The trend claim over every period the change reads (not its two ends): rising, falling, no clear trend or
+    volatile, with its evidence; the finding cites it as ``{{claim:ID}}``. One period has no trend to judge."""
+    tx, words = trend.ctx.tx, trend.words()
+    sql, values, key = _claim_inputs(trend, comparison)
+    if len(values) < 2:
+        return []
+    per_day = key == "claim_per_day"
+    unit = None if per_day and trend.unit == "count" else trend.unit
+    # params name what the claim is about (measure, breakdown: contradictions) and how its sentence reads
+    params: dict[str, Any] = {"measure": trend.measure or "rows", "by": str(trend.axis.column),
+                              "period": trend.axis.period, "agg": "mean" if per_day else trend.agg,
+                              "unit": unit}  # fmt: skip
+    ref = track_claim(
+        "trend",
+        "claim_trend_" + trend.prefix,
+        trend.ctx.view,
+        trend.cte + sql,
+        params,
+        rows=[(float(v),) for v in values.to_numpy()],
+        description=tx["d_trend"].format(**words),
+        formula=tx["f_trend"].format(**words),
+        columns=trend.cols,
+        importance="high",
+    )
+    return [tx[key].format(claim=ref, **words)]
 
 
 def _direction(tx: dict[str, str], change: float) -> str:
@@ -378,8 +431,8 @@ def _chart(trend: _Trend, title: str) -> str:
     else:  # years as years: 1970, never 1.97K or 1,970
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _pos: f"{value:.0f}"))
-    compact_axis(ax.yaxis)
-    ax.set_ylabel(plain(trend.what))
+    compact_axis(ax.yaxis, integer=trend.integral)
+    ax.set_ylabel(axis_label(trend.what, trend.unit))
     ax.set_title(plain(title))
     ax.grid(alpha=0.3)
     words = {"what": trend.what, "period": trend.period_word, "date": trend.axis.column}

@@ -1,6 +1,7 @@
 // insightloom web page: sign in, submit, watch a job live (SSE), review its plan, download the report, and ask a
 // finished job follow-up questions (answers stream in, with their cited fragments).
-// Everything the server sends is inserted as text, except the plan, which the server renders to escaped HTML.
+// Everything the server sends is inserted as text, except the plan and the finished report, which the server renders
+// to escaped HTML.
 'use strict';
 
 const TERMINAL = new Set(['completed', 'needs_review', 'failed', 'cancelled']);
@@ -9,7 +10,7 @@ const ACTIVE = new Set(['queued', 'running', 'awaiting_review']);
 const MAX_ACTIVITY = 300;
 const $ = (id) => document.getElementById(id);
 
-const view = { jobId: null, source: null, lastId: 0, toolCalls: 0, refreshTimer: null };
+const view = { jobId: null, source: null, lastId: 0, toolCalls: 0, refreshTimer: null, report: null };
 const ask = { session: null, busy: false, turns: 0 };  // the open job's conversation
 
 function notice(message) {
@@ -190,6 +191,9 @@ function openJob(id) {
   closeStream();
   Object.assign(view, { jobId: id, lastId: 0, toolCalls: 0 });
   ask.session = null;
+  view.report = null;
+  $('report-box').hidden = true;
+  $('report').replaceChildren();
   location.hash = encodeURIComponent(id);
   $('job').hidden = false;
   $('activity').replaceChildren();
@@ -338,7 +342,42 @@ function renderJob(job) {
   if (reviewing) $('approve-button').disabled = false;
   $('cancel-button').hidden = !ACTIVE.has(job.status);
   renderDownloads(job);
+  renderReport(job);
   renderAskBox(job);
+}
+
+// --- the finished report -------------------------------------------------------------------------------------------
+
+// Shown once per job and version: the server builds it from the rendered report with every model text escaped.
+async function renderReport(job) {
+  const box = $('report-box');
+  const key = `${job.id} ${job.updated_at || ''}`;
+  if (!FINISHED.has(job.status) || !job.report) { box.hidden = true; return; }
+  if (view.report === key) return;
+  view.report = key;
+  const path = `/jobs/${encodeURIComponent(job.id)}/report.html`;
+  const res = await send(path);
+  if (!res.ok) {
+    notice(`The report cannot be shown: ${detailOf(await readJson(res)) || res.status}`);
+    return;
+  }
+  const html = await res.text();
+  if (view.jobId !== job.id) return;
+  const report = $('report');
+  report.innerHTML = html; // built server-side: escaped text, and only its own elements
+  box.hidden = false;
+}
+
+// A marker [N] scrolls to its reference entry; the page's hash stays the open job.
+function followMarker(event) {
+  const link = event.target.closest('a.cite');
+  if (!link || !$('report').contains(link)) return;
+  event.preventDefault();
+  const entry = document.getElementById(link.getAttribute('href').slice(1));
+  if (!entry) return;
+  entry.scrollIntoView({ block: 'nearest' });
+  entry.classList.add('flash');
+  setTimeout(() => entry.classList.remove('flash'), 1500);
 }
 
 function renderDownloads(job) {
@@ -614,5 +653,6 @@ document.addEventListener('DOMContentLoaded', () => {
   $('ask-form').addEventListener('submit', (event) => { event.preventDefault(); askQuestion(false); });
   $('ask-analyze-button').addEventListener('click', () => askQuestion(true));
   $('ask-forget-button').addEventListener('click', forgetConversation);
+  $('report').addEventListener('click', followMarker);
   init();
 });

@@ -1,0 +1,178 @@
+"""The references appendix: what each citation marker stands for, kept short enough to read.
+
+One line per marker once took 4½ of a 10-page report, mostly repeating itself ("[6] Number of Region groups —
+number of Region groups", "[1] Number of rows — len(df)"). So the appendix is compact, by these rules, which the
+renderer prints by and the audit reads back by (:func:`is_appendix_line`):
+
+- a trivially defined count (:func:`is_trivial`: unit ``count`` and a formula such as ``len(df)``, ``df.shape[1]``,
+  ``number of Region groups``, ``number of month periods``) needs no marker: the text prints it bare and the appendix
+  leaves it out;
+- entries are grouped by the report section (top-level heading) where their marker first appears, under that
+  heading's printed text;
+- a formula is shown once: the entries sharing it are listed together on one line, ``[3] A; [7] B — formula``, in
+  the section of the first of them;
+- a formula that only repeats its description in other words is left out (``[6] Number of Region groups``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from insightloom.calc_refs import ANY_REF_RE
+from insightloom.report.calcinfo import CalcInfo
+from insightloom.report.markdown_blocks import plain_text
+from insightloom.report.numbers import find_numbers
+
+__all__ = [
+    "DASH",
+    "Entry",
+    "appendix_groups",
+    "bare_spans",
+    "bare_values",
+    "entry_line",
+    "first_sections",
+    "is_appendix_line",
+    "is_tautological",
+    "is_trivial",
+]
+
+DASH = "\u2014"
+# What a count is trivially defined by: the table's shape, or the number of groups or periods of a breakdown.
+_TRIVIAL_FORMULA_RE = re.compile(
+    r"^\s*(?:len\(\s*df(?:\.index|\.columns)?\s*\)|df\.shape\[\s*[01]\s*\]"
+    r"|number\s+of\s+(?:rows|columns|(?:.+\s)?(?:groups(?:\s+with\s+an?\s+.+\s+value)?|periods)))\s*$",
+    re.IGNORECASE,
+)
+_WORD_RE = re.compile(r"\w+")
+_ENTRY_START_RE = re.compile(r"(?:^|; )(\[\d{1,4}\]) ")
+Span = tuple[int, int]
+
+
+def _field(calc: CalcInfo | Mapping[str, Any], name: str) -> Any:
+    return getattr(calc, name, None) if isinstance(calc, CalcInfo) else calc.get(name)
+
+
+def is_trivial(calc: CalcInfo | Mapping[str, Any]) -> bool:
+    """Whether a calculation is a trivially defined count that the report prints bare, with no marker.
+
+    Args:
+        calc: A :class:`CalcInfo` or a ``calculations[]`` record of calculation_metadata.json.
+
+    Returns:
+        True for a number (not a claim) of unit ``count`` whose formula is the table's shape (``len(df)``,
+        ``df.shape[1]``) or a number of rows, columns, groups or periods.
+    """
+    kind = "claim" if isinstance(calc, CalcInfo) and calc.is_claim else _field(calc, "kind")
+    unit = str(_field(calc, "unit") or "").strip().lower()
+    return kind != "claim" and unit == "count" and bool(_TRIVIAL_FORMULA_RE.match(str(_field(calc, "formula") or "")))
+
+
+def _words(text: str) -> str:
+    return " ".join(_WORD_RE.findall(plain_text(text)[0].lower()))
+
+
+def is_tautological(description: str, formula: str) -> bool:
+    """Whether the formula only says the description again: its words are the description's, in the same order
+    ("Number of Region groups" / "number of Region groups", "First month period" / "first period")."""
+    said, how = iter(_words(description).split()), _words(formula).split()
+    return bool(how) and all(word in said for word in how)  # ``in`` consumes the iterator: an ordered subsequence
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One marker of the appendix: ``[N]`` and the calculation's description and formula."""
+
+    marker: str
+    description: str
+    formula: str
+
+
+def _formula_key(formula: str) -> str:
+    return " ".join(formula.split())
+
+
+def entry_line(entries: Sequence[Entry]) -> str:
+    """The Markdown of one appendix line: entries sharing one formula, then the formula unless it says nothing more.
+
+    ``[1] Total Revenue — df['Revenue'].sum()``, ``[3] Revenue for North; [4] Revenue for South — sum of Revenue by
+    Region``, ``[6] Number of Region groups``.
+    """
+    named = "; ".join(" ".join(part for part in (e.marker, e.description.strip()) if part) for e in entries)
+    formula = entries[0].formula.strip()
+    if not formula or all(is_tautological(e.description, formula) for e in entries):
+        return named
+    return f"{named} {DASH} {formula}"
+
+
+def first_sections(texts: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """Reference id -> the section it first appears in.
+
+    Args:
+        texts: ``(section, text)`` in reading order: each printed text of the report (Markdown, references not yet
+            filled in) and the top-level heading above it.
+    """
+    found: dict[str, str] = {}
+    for section, text in texts:
+        for match in ANY_REF_RE.finditer(text):
+            found.setdefault(match.group(2), section)
+    return found
+
+
+def appendix_groups(
+    sections: Mapping[str, str], markers: Mapping[str, str], calcs: Mapping[str, CalcInfo]
+) -> list[tuple[str, list[str]]]:
+    """The appendix as ``(section, [line Markdown, ...])`` in reading order.
+
+    Args:
+        sections: Reference id -> the section where it first appears (:func:`first_sections`).
+        markers: Reference id -> its marker in marker order; an empty marker (a trivial count) is left out.
+        calcs: The calculations and claims by id.
+    """
+    by_formula: dict[str, list[str]] = {}
+    for calc_id, marker in markers.items():
+        if marker and calc_id in calcs:
+            by_formula.setdefault(_formula_key(calcs[calc_id].formula), []).append(calc_id)
+    groups: dict[str, list[str]] = {}
+    for ids in by_formula.values():  # in the order of each formula's first marker, so of reading
+        entries = [Entry(markers[i], calcs[i].description, calcs[i].formula) for i in ids]
+        groups.setdefault(sections.get(ids[0], ""), []).append(entry_line(entries))
+    return list(groups.items())
+
+
+def is_appendix_line(line: str, markers: Mapping[str, CalcInfo], headings: Collection[str]) -> bool:
+    """Whether a line after the References heading is one the renderer prints there.
+
+    Args:
+        line: The printed line.
+        markers: Marker ("[3]") -> its calculation.
+        headings: The printed headings of the report's body: a section's label repeats one.
+
+    Returns:
+        True for a section label, or exactly :func:`entry_line` of known markers that share one formula.
+    """
+    if line.strip() in headings:
+        return True
+    found = _ENTRY_START_RE.findall(line)
+    infos = [markers.get(marker) for marker in found]
+    if not infos or any(info is None for info in infos):
+        return False
+    known = [info for info in infos if info is not None]
+    if len({_formula_key(info.formula) for info in known}) != 1:
+        return False
+    entries = [Entry(marker, info.description, info.formula) for marker, info in zip(found, known, strict=True)]
+    return plain_text(entry_line(entries))[0] == line
+
+
+def bare_values(calcs: Mapping[str, CalcInfo]) -> set[str]:
+    """What the verified trivial counts print as (no marker follows them)."""
+    return {info.formatted() for info in calcs.values() if info.status == "verified" and is_trivial(info)}
+
+
+def bare_spans(text: str, values: Collection[str]) -> list[Span]:
+    """The numbers in printed ``text`` that are exactly a verified trivial count's value: cited though bare."""
+    if not values:
+        return []
+    return [(t.start, t.end) for t in find_numbers(text) if t.text in values]

@@ -1,0 +1,398 @@
+"""Re-compute tracked claims with SciPy, a second implementation beside the product's NumPy tests.
+
+A claim's ``check`` is ``"stat:<test>"``; its ``test`` holds the DuckDB SQL that returns the test's input rows over
+the job's views and the test's parameters. Here DuckDB runs that SQL on the same locked-down connection the number
+checks use (no file is opened here: the views come from :func:`~insightloom.validation.jobfiles.load_views`),
+SciPy re-computes the figures (``kendalltau``, ``theilslopes``, ``f_oneway``, ``pearsonr``, ``spearmanr``,
+``ttest_ind``), the verdict rules of :mod:`insightloom.claims.verdicts` decide, and the result is compared with the
+record: the same verdict and every evidence figure within |Δ| < 0.01 (or 1e-6 relative for large values).
+Otherwise the claim needs review with a reason starting ``claim mismatch:``.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from insightloom.claims import verdicts
+from insightloom.claims.records import evidence_of, params_of
+from insightloom.claims.stats import (
+    PERFECT_FIT,
+    Evidence,
+    Verdict,
+    as_rows,
+    breakdown_inputs,
+    group_totals,
+    rank_of,
+    two_groups,
+)
+from insightloom.claims.table import KINDS, kind_of, threshold
+from insightloom.validation.checks import ConnectionFactory, clean_check, duckdb_message, open_connection
+from insightloom.validation.jobfiles import CachedTable
+
+logger = logging.getLogger(__name__)
+
+STAT_PREFIX = "stat:"
+MISMATCH = "claim mismatch:"
+RELATIVE_TOLERANCE = 1e-6
+ABSOLUTE_TOLERANCE = 0.01
+
+
+def is_stat_check(calc: Mapping[str, Any]) -> bool:
+    """Whether the record's check is a statistical check (``stat:<test>``) rather than SQL."""
+    check = calc.get("check")
+    return isinstance(check, str) and check.strip().lower().startswith(STAT_PREFIX)
+
+
+@dataclass
+class ClaimOutcome:
+    """What re-computing one claim found.
+
+    Attributes:
+        verified: The re-computed verdict and evidence agree with the record.
+        verdict: The re-computed verdict word (None when the test could not run).
+        evidence: The re-computed evidence figures.
+        reason: Why it does not verify (``claim mismatch: ...`` or why the test could not run); empty when verified.
+    """
+
+    verified: bool
+    verdict: str | None = None
+    evidence: dict[str, Any] = field(default_factory=dict)
+    reason: str = ""
+
+
+# --- the SciPy tests -----------------------------------------------------------------------------------------------
+
+
+def _scipy() -> Any:
+    """``scipy.stats``, imported on first use: it costs seconds, and the CLI imports validation at startup."""
+    from scipy import stats  # type: ignore[import-untyped]
+
+    return stats
+
+
+def _floats(rows: Sequence[tuple[Any, ...]], column: int = 0) -> np.ndarray:
+    values = pd.to_numeric(pd.Series([row[column] for row in rows], dtype=object), errors="coerce")
+    array = values.to_numpy(dtype=float)
+    return array[np.isfinite(array)]
+
+
+def _safe(value: Any) -> float:
+    number = float(value)
+    return number if math.isfinite(number) else 0.0
+
+
+def _trend(rows: Sequence[tuple[Any, ...]], params: Mapping[str, Any]) -> Verdict:
+    values = _floats(rows)
+    n = len(values)
+    order = np.arange(n, dtype=float)
+    tau, p_value = 0.0, 1.0
+    if n >= 3 and np.ptp(values) > 0:
+        result = _scipy().kendalltau(order, values, method="asymptotic")
+        tau, p_value = _safe(result.statistic), _safe(result.pvalue)
+    slope = _safe(_scipy().theilslopes(values, order).slope) if n >= 2 else 0.0
+    mean = float(np.mean(values)) if n else 0.0
+    cv = abs(_safe(_scipy().variation(values, ddof=1))) * 100 if n >= 2 and mean != 0 else 0.0
+    swing = float(pd.Series(values).diff().abs().max()) / abs(mean) * 100 if n >= 2 and mean != 0 else 0.0
+    evidence: Evidence = {
+        "n": n,
+        "tau": tau,
+        "p_value": p_value,
+        "slope": slope,
+        "cv": cv,
+        "largest_swing": _safe(swing),
+    }
+    return Verdict(verdicts.trend_verdict(n, p_value, slope, tau, cv, _safe(swing)), evidence)
+
+
+def _eta_squared(labels: list[str], values: np.ndarray) -> float:
+    """eta² from the one-way ANOVA F: F(k-1) / (F(k-1) + N - k)."""
+    groups = [np.asarray(part, dtype=float) for _, part in pd.Series(values).groupby(labels)]
+    k, n = len(groups), len(values)
+    if k < 2 or n == 0 or float(np.var(values)) == 0:
+        return 0.0
+    if n == k:
+        return 1.0  # one value per group: every difference is between groups
+    f_value = float(_scipy().f_oneway(*groups).statistic)
+    if math.isinf(f_value):
+        return 1.0
+    if not math.isfinite(f_value):
+        return 0.0
+    return f_value * (k - 1) / (f_value * (k - 1) + n - k)
+
+
+def _driver(rows: Sequence[tuple[Any, ...]], params: Mapping[str, Any]) -> Verdict:
+    inputs = breakdown_inputs(list(rows))
+    by = str(params.get("by", ""))
+    scores = {name: _eta_squared(labels, values) for name, (labels, values) in inputs.items()}
+    scores.setdefault(by, 0.0)
+    labels, values = inputs.get(by, ([], np.array([])))
+    rank = rank_of(scores, by)
+    best = sorted(scores, key=lambda key: (-round(scores[key], 12), key))[0]
+    evidence: Evidence = {
+        "eta_sq": scores[by],
+        "rank": rank,
+        "best": best,
+        "best_eta_sq": scores[best],
+        "n": len(values),
+        "groups": len(set(labels)),
+        "breakdowns": len(scores),
+    }
+    return Verdict(verdicts.driver_verdict(scores[by], rank), evidence)
+
+
+def _concentration(rows: Sequence[tuple[Any, ...]], params: Mapping[str, Any]) -> Verdict:
+    totals = pd.Series(group_totals(list(rows)), dtype=float)
+    totals = totals[totals > 0].sort_index()
+    if totals.empty:
+        return Verdict("moderate", {"top": "", "top_share": 0.0, "bottom_share": 0.0, "hhi": 0.0, "groups": 0})
+    shares = totals / totals.sum() * 100
+    hhi = float(np.dot(shares.to_numpy(), shares.to_numpy()))
+    evidence: Evidence = {
+        "top": str(shares.idxmax()),
+        "top_share": float(shares.max()),
+        "bottom_share": float(shares.min()),
+        "hhi": hhi,
+        "groups": len(shares),
+    }
+    verdict = verdicts.concentration_verdict(float(shares.max()), float(shares.min()), hhi, len(shares))
+    return Verdict(verdict, evidence)
+
+
+def _cooks(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Cook's distance from the hat matrix of the design [1, x] (least squares via lstsq)."""
+    design = np.column_stack([np.ones_like(x), x])
+    coefficients, *_ = np.linalg.lstsq(design, y, rcond=None)
+    residuals = y - design @ coefficients
+    leverage = np.einsum("ij,ji->i", design, np.linalg.pinv(design))
+    mse = float(residuals @ residuals) / (len(x) - 2)
+    if mse <= PERFECT_FIT * float(np.var(y)):
+        return np.zeros(len(x))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        distance = residuals**2 / (2 * mse) * leverage / (1 - leverage) ** 2
+    return np.where(1 - leverage <= 1e-12, np.inf, distance)
+
+
+def _far(values: np.ndarray) -> np.ndarray:
+    q1, q3 = np.quantile(values, [0.25, 0.75])
+    reach = threshold("correlation", "far_iqr_factor") * float(_scipy().iqr(values))
+    return np.asarray((values < q1 - reach) | (values > q3 + reach))
+
+
+def _pearson(x: np.ndarray, y: np.ndarray) -> float:
+    if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return 0.0
+    return _safe(_scipy().pearsonr(x, y).statistic)
+
+
+def _correlation(rows: Sequence[tuple[Any, ...]], params: Mapping[str, Any]) -> Verdict:
+    frame = pd.DataFrame([row[:2] for row in rows], columns=["x", "y"]).apply(pd.to_numeric, errors="coerce")
+    frame = frame[np.isfinite(frame.to_numpy(dtype=float)).all(axis=1)] if len(frame) else frame
+    x, y = frame["x"].to_numpy(dtype=float), frame["y"].to_numpy(dtype=float)
+    n = len(x)
+    if n < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return Verdict("negligible", {"r": 0.0, "rho": 0.0, "n": n, "r_without": 0.0, "removed": 0})
+    r = _pearson(x, y)
+    rho = _safe(_scipy().spearmanr(x, y).statistic)
+    cooks, far = _cooks(x, y), _far(x) | _far(y)
+    mask = verdicts.most_influential((cooks > threshold("correlation", "cooks_factor") / n) | far, far, cooks)
+    removed = int(mask.sum())
+    r_without = _pearson(x[~mask], y[~mask]) if removed else r
+    evidence: Evidence = {"r": r, "rho": rho, "n": n, "r_without": r_without, "removed": removed}
+    return Verdict(verdicts.correlation_verdict(r, r_without, removed), evidence)
+
+
+def _outlier(rows: Sequence[tuple[Any, ...]], params: Mapping[str, Any]) -> Verdict:
+    values = _floats(rows)
+    if not len(values):
+        return Verdict(
+            "no_extreme_values", {"outliers": 0, "share": 0.0, "mean": 0.0, "mean_without": 0.0, "shift": 0.0}
+        )
+    q1 = float(_scipy().scoreatpercentile(values, 25))
+    q3 = float(_scipy().scoreatpercentile(values, 75))
+    reach = threshold("outlier", "iqr_factor") * float(_scipy().iqr(values))
+    inside = values[(values >= q1 - reach) & (values <= q3 + reach)]
+    count = len(values) - len(inside)
+    mean = float(_scipy().tmean(values))
+    mean_without = float(_scipy().tmean(inside)) if len(inside) else mean
+    shift = verdicts.mean_shift(mean, mean_without)
+    evidence: Evidence = {
+        "outliers": count,
+        "share": 100.0 * count / len(values),
+        "mean": mean,
+        "mean_without": mean_without,
+        "shift": shift,
+    }
+    return Verdict(verdicts.outlier_verdict(count, shift), evidence)
+
+
+def _sentinel(rows: Sequence[tuple[Any, ...]], params: Mapping[str, Any]) -> Verdict:
+    values = pd.Series(_floats(rows))
+    counts = values.value_counts()
+    is_code = values.isin(verdicts.SENTINEL_CANDIDATES)
+    rest = values[~is_code].to_numpy()
+    found: list[tuple[float, int]] = []
+    if len(rest):
+        q1, q3, p99 = (float(_scipy().scoreatpercentile(rest, q)) for q in (25, 75, 99))
+        distinct = int(pd.Series(rest).nunique())
+        for code in verdicts.SENTINEL_CANDIDATES:
+            count = int(counts.get(code, 0))
+            if count and verdicts.is_sentinel(code, count, q1, q3, p99, float(rest.min()), distinct):
+                found.append((code, count))
+    if not found:
+        return Verdict("no_sentinel", {"code": 0, "count": 0})
+    code, count = max(found, key=lambda item: (item[1], abs(item[0])))
+    return Verdict("sentinel_code", {"code": int(code), "count": count})
+
+
+def _comparison(rows: Sequence[tuple[Any, ...]], params: Mapping[str, Any]) -> Verdict:
+    a, b, groups = two_groups(list(rows), params)
+    va, vb = groups[a], groups[b]
+    mean_a = float(np.mean(va)) if len(va) else 0.0
+    mean_b = float(np.mean(vb)) if len(vb) else 0.0
+    diff = mean_a - mean_b
+    low, high, p_value = diff, diff, 1.0
+    testable = min(len(va), len(vb)) >= threshold("comparison", "min_group_n")
+    if testable and (np.ptp(va) > 0 or np.ptp(vb) > 0):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            result = _scipy().ttest_ind(va, vb, equal_var=False)
+            interval = result.confidence_interval(confidence_level=threshold("comparison", "confidence") / 100)
+        p_value, low, high = _safe(result.pvalue), _safe(interval.low), _safe(interval.high)
+    elif testable and diff != 0:
+        p_value = 0.0
+    verdict = verdicts.comparison_verdict(low, high) if testable else "within_noise"
+    evidence: Evidence = {
+        "diff": diff,
+        "ci_low": low,
+        "ci_high": high,
+        "p_value": p_value,
+        "mean_a": mean_a,
+        "mean_b": mean_b,
+        "n_a": len(va),
+        "n_b": len(vb),
+    }
+    return Verdict(verdict, evidence)
+
+
+_SCIPY_TESTS: dict[str, Callable[[Sequence[tuple[Any, ...]], Mapping[str, Any]], Verdict]] = {
+    "trend": _trend,
+    "driver": _driver,
+    "concentration": _concentration,
+    "correlation": _correlation,
+    "outlier": _outlier,
+    "sentinel": _sentinel,
+    "comparison": _comparison,
+}
+
+
+def recompute(name: str, rows: Sequence[Sequence[Any]] | pd.DataFrame, params: Mapping[str, Any]) -> Verdict:
+    """Re-compute the claim test ``name`` with SciPy (the same inputs and rules as ``claims.stats.run_test``)."""
+    kind = kind_of(name)
+    data = as_rows(rows, len(kind.inputs), kind.name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # SciPy warns on constant or tiny input; the rules handle those cases
+        return _SCIPY_TESTS[kind.name](data, dict(params))
+
+
+# --- comparing -----------------------------------------------------------------------------------------------------
+
+
+def figures_match(tracked: object, recomputed: object) -> bool:
+    """|Δ| < 0.01, or within 1e-6 relative for large values; strings exactly."""
+    if isinstance(tracked, str) or isinstance(recomputed, str):
+        return str(tracked) == str(recomputed)
+    try:
+        left, right = float(tracked), float(recomputed)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return False
+    delta = abs(left - right)
+    return delta < ABSOLUTE_TOLERANCE or delta <= RELATIVE_TOLERANCE * max(abs(left), abs(right))
+
+
+def compare(record: Mapping[str, Any], verdict: Verdict) -> ClaimOutcome:
+    """Compare a claim record with its re-computation: the verdict word, then each evidence figure."""
+    evidence = evidence_of(record)
+    problems: list[str] = []
+    if record.get("value") != verdict.verdict:
+        problems.append(f"verdict {record.get('value')!r} but the re-computation gives {verdict.verdict!r}")
+    for key, value in verdict.evidence.items():
+        if key not in evidence:
+            problems.append(f"evidence {key!r} is missing (the re-computation gives {value!r})")
+        elif not figures_match(evidence[key], value):
+            problems.append(f"{key} {evidence[key]!r} but the re-computation gives {value!r}")
+    reason = f"{MISMATCH} {'; '.join(problems)}" if problems else ""
+    return ClaimOutcome(not problems, verdict.verdict, dict(verdict.evidence), reason)
+
+
+def claim_spec(record: Mapping[str, Any]) -> tuple[str, str, dict[str, Any]] | str:
+    """The record's test name, SQL and params, or why the claim cannot be re-computed (with the fix)."""
+    check = str(record.get("check") or "").strip()
+    name = check[len(STAT_PREFIX) :].strip() if is_stat_check(record) else ""
+    test = record.get("test") if isinstance(record.get("test"), Mapping) else None  # None: no test at all
+    if name not in KINDS:
+        return f"unknown statistical check {check!r}; use stat:<kind> with a kind of: {', '.join(KINDS)}"
+    if record.get("claim_kind") != name:
+        return f"claim_kind {record.get('claim_kind')!r} does not match its check {check!r}; track it with track_claim"
+    if test is None or not isinstance(test.get("sql"), str) or not test["sql"].strip():
+        return "the claim has no test.sql to re-compute its inputs from; track it with track_claim(kind, id, view, sql)"
+    return name, str(test["sql"]), dict(params_of(record))
+
+
+def fetch_rows(con: Any, sql: str) -> list[tuple[Any, ...]] | str:
+    """The rows of a claim's ``test.sql`` on an open check connection, or DuckDB's error (one line)."""
+    text, error = clean_check(sql)
+    if error:
+        return error.replace("a check", "a claim's test.sql")
+    try:
+        return [tuple(row) for row in con.execute(text).fetchall()]
+    except Exception as exc:  # duckdb.Error and friends: the claim cannot be re-computed, never a crash
+        return f"the test.sql failed in DuckDB: {duckdb_message(exc)}"
+
+
+def verify_claims(
+    records: Sequence[Mapping[str, Any]],
+    views: Mapping[str, CachedTable],
+    *,
+    connection_factory: ConnectionFactory | None = None,
+    test: Callable[[str, Sequence[Sequence[Any]], Mapping[str, Any]], Verdict] | None = None,
+) -> list[ClaimOutcome]:
+    """Re-compute each claim record from the job's views with SciPy; one outcome per record, in order.
+
+    ``test`` replaces the SciPy implementation: a script's own end-of-run check passes the product's NumPy test,
+    since there the question is whether its rows match its SQL, and SciPy's import would cost every script seconds.
+    """
+    test = test or recompute
+    specs = [claim_spec(record) for record in records]
+    sqls = [spec[1] for spec in specs if isinstance(spec, tuple)]
+    if not sqls:
+        return [ClaimOutcome(False, reason=str(spec)) for spec in specs]
+    con = open_connection(views, connection_factory, sqls)
+    outcomes: list[ClaimOutcome] = []
+    try:
+        for record, spec in zip(records, specs, strict=True):
+            if isinstance(spec, str):
+                outcomes.append(ClaimOutcome(False, reason=spec))
+                continue
+            name, sql, params = spec
+            rows = fetch_rows(con, sql)
+            if isinstance(rows, str):
+                outcomes.append(ClaimOutcome(False, reason=rows))
+                continue
+            try:
+                verdict = test(name, rows, params)
+            except ValueError as exc:
+                outcomes.append(ClaimOutcome(False, reason=f"the {name} test cannot run on its test.sql rows: {exc}"))
+                continue
+            outcomes.append(compare(record, verdict))
+    finally:
+        con.close()
+    logger.info("re-computed %d claim(s) with SciPy", len(records))
+    return outcomes

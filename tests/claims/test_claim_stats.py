@@ -1,0 +1,283 @@
+"""The claim tests: each verdict where the contract says, edge cases without NaN, and NumPy agreeing with SciPy."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from insightloom.claims import run_test
+from insightloom.claims.stats import find_sentinels, kendall_vs_order, t_quantile, t_sf
+from insightloom.claims.table import KINDS
+from insightloom.validation.claim_checks import compare, recompute
+
+RNG = np.random.default_rng(20)
+
+
+def _column(values: list[float]) -> list[tuple[float]]:
+    return [(v,) for v in values]
+
+
+@pytest.mark.parametrize(
+    ("values", "verdict"),
+    [
+        ([10, 12, 13, 15, 16, 18, 21, 22], "rising"),
+        ([30, 28, 25, 24, 20, 18, 15, 11], "falling"),
+        ([14000, 9000, 12000, 3000, 8000, 2400, 13000], "volatile"),
+        ([100, 104, 99, 103, 101, 98, 102], "no_clear_trend"),
+        ([6378, 15623], "no_clear_trend"),  # two points are a change, never a trend
+        ([1, 2, 3], "no_clear_trend"),  # fewer than 4 periods
+    ],
+)
+def test_trend_verdicts(values: list[float], verdict: str) -> None:
+    assert run_test("trend", _column(values), {}).verdict == verdict
+
+
+def test_trend_evidence_volatility_figures() -> None:
+    result = run_test("trend", _column([100, 200, 100, 200]), {})
+    assert result.evidence["n"] == 4
+    assert result.evidence["largest_swing"] == pytest.approx(100 / 150 * 100)
+    assert result.evidence["cv"] == pytest.approx(np.std([100, 200, 100, 200], ddof=1) / 150 * 100)
+    assert result.verdict == "volatile"
+
+
+def test_kendall_matches_scipy_with_ties() -> None:
+    from scipy import stats as sps
+
+    values = np.array([3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5], dtype=float)
+    tau, p_value = kendall_vs_order(values)
+    expected = sps.kendalltau(np.arange(len(values)), values, method="asymptotic")
+    assert tau == pytest.approx(expected.statistic) and p_value == pytest.approx(expected.pvalue)
+
+
+def _driver_rows() -> list[tuple[str, str, float]]:
+    rows = []
+    for i in range(200):
+        channel = "Web" if i % 2 else "Store"
+        region = "NSEW"[int(RNG.integers(0, 4))]
+        value = (50.0 if channel == "Web" else 0.0) + RNG.normal(0, 10)
+        rows += [("Channel", channel, value), ("Region", region, value)]
+    return rows
+
+
+def test_driver_names_the_largest_material_eta_squared_main() -> None:
+    rows = _driver_rows()
+    channel = run_test("driver", rows, {"by": "Channel"})
+    region = run_test("driver", rows, {"by": "Region"})
+    assert channel.verdict == "main" and channel.evidence["rank"] == 1 and channel.evidence["best"] == "Channel"
+    assert region.verdict == "weak" and region.evidence["rank"] == 2
+    assert channel.evidence["eta_sq"] > 0.8 and region.evidence["best_eta_sq"] == channel.evidence["eta_sq"]
+    assert channel.evidence["groups"] == 2 and region.evidence["groups"] == 4 and channel.evidence["n"] == 200
+
+
+def test_driver_material_but_not_the_largest() -> None:
+    rows = [("A", "x" if i < 50 else "y", (10 if i < 50 else 0) + i % 7) for i in range(100)]
+    rows += [("B", "p" if i % 2 else "q", (10 if i < 50 else 0) + i % 7 + (3 if i % 2 else 0)) for i in range(100)]
+    assert run_test("driver", rows, {"by": "A"}).verdict == "main"
+    b = run_test("driver", rows, {"by": "B"})
+    assert b.verdict == "material" and 0.06 <= float(b.evidence["eta_sq"]) < float(b.evidence["best_eta_sq"])
+
+
+@pytest.mark.parametrize(
+    ("totals", "verdict"),
+    [
+        ([60, 30, 10], "dominates"),
+        ([50, 50], "spread_evenly"),
+        ([22, 20, 19, 20, 19], "spread_evenly"),
+        ([49, 49, 2], "concentrated"),
+        ([30, 25, 20, 15, 10], "moderate"),
+        ([100], "dominates"),  # a single group holds everything
+        # Two groups are judged against their fair share of 50%, like twenty groups against 5%.
+        ([50.5, 49.5], "spread_evenly"),
+        ([65, 35], "moderate"),
+        ([72, 28], "concentrated"),
+        ([80, 20], "dominates"),
+        ([], "moderate"),
+    ],
+)
+def test_concentration_verdicts(totals: list[float], verdict: str) -> None:
+    rows = [(f"g{i}", v) for i, v in enumerate(totals)]
+    assert run_test("concentration", rows, {}).verdict == verdict
+
+
+def test_concentration_evidence() -> None:
+    result = run_test("concentration", [("a", 60), ("b", 30), ("c", 10), ("a", 0)], {})
+    assert result.evidence == {"top": "a", "top_share": 60.0, "bottom_share": 10.0, "hhi": 4600.0, "groups": 3}
+
+
+def test_correlation_strength_and_sign() -> None:
+    x = np.arange(100, dtype=float)
+    noise = RNG.normal(0, 1, 100)
+    assert run_test("correlation", list(zip(x, x + noise * 5, strict=True)), {}).verdict == "strong_positive"
+    assert run_test("correlation", list(zip(x, -x + noise * 40, strict=True)), {}).verdict == "moderate_negative"
+    assert run_test("correlation", list(zip(x, noise, strict=True)), {}).verdict == "negligible"
+
+
+def test_correlation_driven_by_three_extreme_points() -> None:
+    x = RNG.normal(0, 1, 60)
+    y = RNG.normal(0, 1, 60)
+    x[:3] += 12
+    y[:3] += 12
+    result = run_test("correlation", list(zip(x, y, strict=True)), {})
+    assert result.verdict == "driven_by_extremes"
+    assert float(result.evidence["r"]) > 0.7 and abs(float(result.evidence["r_without"])) < 0.4
+    assert int(result.evidence["removed"]) >= 3
+
+
+@pytest.mark.parametrize(
+    "rows",
+    [[], [(1, 2)], [(1, 2), (2, 4)], [(1, 5), (2, 5), (3, 5), (4, 5)], [(float("nan"), 1), (float("inf"), 2)]],
+)
+def test_correlation_degenerate_inputs_are_negligible(rows: list[tuple[float, float]]) -> None:
+    result = run_test("correlation", rows, {})
+    assert result.verdict == "negligible" and result.evidence["removed"] == 0
+
+
+def test_outlier_verdicts() -> None:
+    moved = run_test("outlier", _column([10, 11, 12, 13, 12, 11, 10, 500]), {})
+    assert moved.verdict == "extreme_values" and moved.evidence["outliers"] == 1
+    assert moved.evidence["mean_without"] == pytest.approx(11.2857, abs=1e-3)
+    calm = run_test("outlier", _column(list(range(1, 101)) + [160]), {})
+    assert calm.verdict == "no_extreme_values"  # one value beyond the fence moves the mean by under 10%
+    assert calm.evidence["outliers"] == 1 and float(calm.evidence["shift"]) < 10
+
+
+@pytest.mark.parametrize(
+    ("values", "expected"),
+    [
+        ([23, 35, 41, 52, 38, 99999, 99999, 29, 61], [(99999.0, 2)]),
+        ([3, 4, 5, 2, 1, -1, -1, -1, 4], [(-1.0, 3)]),
+        ([23, 35, 41, 99999, 29], []),  # a single 99999 is not a repeated code
+        ([-5, 3, 4, -1, -1, 2, 8], []),  # negatives are real values here
+        ([-1, 1, 1, -1, 1, -1], []),  # a sign column: -1 is data
+        ([9000, 9500, 9998, 9999, 9999, 9700], []),  # 9999 lies among the values
+        ([120, 99, 199, 999, 1999, 99], []),  # retail prices, not codes
+    ],
+)
+def test_sentinel_rule(values: list[float], expected: list[tuple[float, int]]) -> None:
+    assert find_sentinels(values) == expected
+    verdict = run_test("sentinel", _column(values), {})
+    assert verdict.verdict == ("sentinel_code" if expected else "no_sentinel")
+
+
+def test_comparison_verdicts() -> None:
+    a = [("A", v) for v in [10, 11, 12, 13, 14]]
+    b = [("B", v) for v in [1, 2, 3, 4, 5]]
+    higher = run_test("comparison", a + b, {"a": "A", "b": "B"})
+    assert higher.verdict == "higher" and higher.evidence["diff"] == 9.0 and float(higher.evidence["ci_low"]) > 0
+    assert run_test("comparison", a + b, {"a": "B", "b": "A"}).verdict == "lower"
+    close = [("A", v) for v in [10, 14, 9, 13]] + [("B", v) for v in [11, 12, 10, 14]]
+    noise = run_test("comparison", close, {"a": "A", "b": "B"})
+    assert noise.verdict == "within_noise" and float(noise.evidence["ci_low"]) < 0 < float(noise.evidence["ci_high"])
+
+
+def test_comparison_with_too_few_values_is_within_noise() -> None:
+    assert run_test("comparison", [("A", 5), ("B", 1)], {"a": "A", "b": "B"}).verdict == "within_noise"
+    assert run_test("comparison", [("A", 5), ("A", 6)], {"a": "A", "b": "B"}).verdict == "within_noise"
+
+
+def test_comparison_of_more_than_two_groups_names_the_fix() -> None:
+    with pytest.raises(ValueError, match="exactly two groups"):
+        run_test("comparison", [("A", 1), ("B", 2), ("C", 3)], {})
+
+
+def test_t_distribution_matches_scipy() -> None:
+    from scipy import stats as sps
+
+    for df in (1.0, 2.5, 7.0, 30.0, 300.0):
+        for t in (0.1, 1.0, 2.2, 5.0):
+            assert t_sf(t, df) == pytest.approx(sps.t.sf(t, df), rel=1e-9, abs=1e-12)
+        assert t_quantile(0.975, df) == pytest.approx(sps.t.ppf(0.975, df), rel=1e-8)
+
+
+def test_a_driver_for_a_breakdown_not_in_the_rows_names_the_fix() -> None:
+    with pytest.raises(ValueError, match="pass by= one of them"):
+        run_test("driver", [("Region", "N", 1.0), ("Channel", "Web", 2.0)], {"by": "Segment"})
+
+
+def test_wrong_width_and_unknown_kind_name_the_fix() -> None:
+    with pytest.raises(ValueError, match="make the claim's SQL return exactly: x, y"):
+        run_test("correlation", [(1,)], {})
+    with pytest.raises(ValueError, match="unknown claim kind"):
+        run_test("seasonality", [], {})
+
+
+_EDGE_INPUTS = {
+    "trend": [[], [(1,)], [(5,)] * 6, [(float("nan"),), (float("inf"),), (2,), (3,)], [(0,), (0,), (1,), (-1,)]],
+    "driver": [[], [("A", "x", 1)], [("A", "x", 1), ("A", "y", 1)], [("A", None, 1), ("A", "x", float("nan"))]],
+    "concentration": [[("a", -5), ("b", 0)], [(None, 3)], [("a", float("inf"))]],
+    "correlation": [[(1, 1), (1, 2), (1, 3)], [(0, 0), (0, 0), (0, 0), (10, 5)]],
+    "outlier": [[], [(3,)], [(2,)] * 5, [(0,), (0,), (0,), (1,)]],
+    "sentinel": [[], [(-1,)] * 4, [(float("nan"),)]],
+    "comparison": [[], [("A", 1)], [("A", 1), ("A", 1), ("B", 1), ("B", 1)], [("A", 1), ("A", 1), ("B", 2), ("B", 2)]],
+}
+
+
+@pytest.mark.parametrize(("kind", "rows"), [(k, r) for k, cases in _EDGE_INPUTS.items() for r in cases])
+def test_edge_cases_give_a_verdict_and_finite_evidence(kind: str, rows: list[tuple]) -> None:
+    params = {"by": "A", "a": "A", "b": "B"}
+    ours = run_test(kind, rows, params)
+    assert ours.verdict in KINDS[kind].verdicts
+    assert set(KINDS[kind].evidence) <= set(ours.evidence)
+    json.dumps(ours.evidence, allow_nan=False)  # never NaN or inf in the JSON
+    assert all(not isinstance(v, float) or math.isfinite(v) for v in ours.evidence.values())
+    theirs = recompute(kind, rows, params)
+    assert compare({"value": ours.verdict, "evidence": ours.evidence}, theirs).verified, theirs
+
+
+def _random_inputs(kind: str, seed: int) -> tuple[list[tuple], dict]:
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(5, 80))
+    if kind == "trend":
+        base = np.cumsum(rng.normal(rng.normal(0, 2), 5, n)) + 100
+        return [(round(v, 2),) for v in base], {}
+    if kind == "driver":
+        rows = []
+        for name, k in (("A", 3), ("B", 5), ("C", 2)):
+            groups = rng.integers(0, k, n)
+            values = groups * rng.normal(0, 3) + rng.normal(0, 5, n)
+            rows += [(name, f"g{g}", float(v)) for g, v in zip(groups, values, strict=True)]
+        return rows, {"by": "ABC"[seed % 3]}
+    if kind == "concentration":
+        return [(f"g{i}", float(v)) for i, v in enumerate(rng.gamma(1 + seed % 3, 10, int(rng.integers(2, 9))))], {}
+    if kind == "correlation":
+        x = rng.lognormal(0, 1, n)
+        y = x * rng.normal(0, 2) + rng.normal(0, 3, n)
+        return list(zip(x.tolist(), y.tolist(), strict=True)), {}
+    if kind in ("outlier", "sentinel"):
+        values = rng.gamma(2, 10, n).round(1).tolist() + ([99999.0] * (seed % 3) if kind == "sentinel" else [])
+        return [(v,) for v in values], {}
+    groups = rng.integers(0, 2, n)
+    values = groups * rng.normal(0, 2) + rng.normal(0, 3, n)
+    return [("AB"[g], float(v)) for g, v in zip(groups, values, strict=True)], {"a": "A", "b": "B"}
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_numpy_and_scipy_agree_on_random_data(kind: str) -> None:
+    for seed in range(25):
+        rows, params = _random_inputs(kind, seed)
+        ours = run_test(kind, rows, params)
+        theirs = recompute(kind, rows, params)
+        outcome = compare({"value": ours.verdict, "evidence": ours.evidence}, theirs)
+        assert outcome.verified, (kind, seed, outcome.reason)
+
+
+def test_a_dataframe_works_like_tuples() -> None:
+    frame = pd.DataFrame({"grp": ["a", "b", "a"], "v": [1.0, 2.0, 3.0]})
+    assert run_test("concentration", frame, {}) == run_test("concentration", [("a", 1), ("b", 2), ("a", 3)], {})
+
+
+def test_a_correlation_on_skewed_data_is_re_measured_without_at_most_one_percent_of_its_points() -> None:
+    """On heavy-tailed data many points lie beyond 3 IQR; "a few extreme values" must still be a few (1%, min 3)."""
+    rng = np.random.default_rng(11)
+    x = rng.lognormal(0.0, 1.5, 1000)
+    y = 2.0 * x + rng.lognormal(0.0, 1.5, 1000)
+    rows = list(zip(x.tolist(), y.tolist(), strict=True))
+    ours, theirs = run_test("correlation", rows, {}), recompute("correlation", rows, {})
+    assert 3 <= int(ours.evidence["removed"]) <= 10
+    assert ours.evidence["removed"] == theirs.evidence["removed"]
+    assert ours.verdict == theirs.verdict
+    assert abs(float(ours.evidence["r_without"]) - float(theirs.evidence["r_without"])) < 0.01

@@ -231,3 +231,12 @@ def test_a_text_outcome_is_a_rate_of_its_positive_value_overall_and_per_group(
     assert got["survived_rate"]["value"] == pytest.approx(40.0)  # 2 of the 5 present values
     assert got["survived_rate"]["unit"] == "%" and "= 'yes'" in got["survived_rate"]["check"]
     assert [(row.label, row.value) for row in groups.rows] == [("f", pytest.approx(100 / 3)), ("m", 50.0)][::-1]
+
+
+def test_a_numpy_float_group_key_is_a_plain_sql_literal() -> None:
+    """np.float64 subclasses float, and NumPy 2 reprs it as np.float64(5.0), which DuckDB reads as a function."""
+    import numpy as np
+
+    from insightloom.analysis_utils.sql import ql
+
+    assert ql(np.float64(5.0)) == "5.0" and ql(np.int64(3)) == "3"

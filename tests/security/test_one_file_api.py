@@ -298,6 +298,7 @@ ALLOWED: tuple[Allowed, ...] = (
         ("save_chart", "library:savefig"),
         ("save_chart", "write_json-without-beneath"),
     ),
+    *_each(SANDBOX_SIDE, "analysis_utils.standard._common", ("planned_specs", "read_text")),
     *_each(
         SANDBOX_SIDE,
         "analysis_utils.jobdir",

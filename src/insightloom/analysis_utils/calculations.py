@@ -49,7 +49,7 @@ def to_python_type(v: Any) -> Any:
     if v is None or isinstance(v, (str, bool, int)):
         return v
     if isinstance(v, float):
-        return v
+        return float(v)  # np.float64 is a float subclass, and its repr ("np.float64(5.0)") is no SQL literal
     if v is pd.NaT or v is pd.NA:
         return None
     if isinstance(v, np.bool_):

@@ -190,7 +190,7 @@ def without_codes_sql(column: str, codes: tuple[float, ...]) -> str:
     value = dbl(column)
     if not codes:
         return value
-    listed = ", ".join(repr(code) for code in codes)
+    listed = ", ".join(repr(float(code)) for code in codes)  # numpy scalars repr as np.float64(...)
     return f"CASE WHEN {value} IN ({listed}) THEN NULL ELSE {value} END"
 
 

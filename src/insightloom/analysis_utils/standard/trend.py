@@ -300,7 +300,8 @@ def _claim(trend: _Trend, comparison: time_logic.Comparison) -> list[str]:
         trend.ctx.view,
         trend.cte + sql,
         params,
-        rows=[(float(v),) for v in values.to_numpy()],
+        # A wide table's years are melted in pandas but unioned per column in SQL; its claim reads the SQL's rows.
+        rows=None if trend.axis.kind == "wide_years" else [(float(v),) for v in values.to_numpy()],
         description=tx["d_trend"].format(**words),
         formula=tx["f_trend"].format(**words),
         columns=trend.cols,

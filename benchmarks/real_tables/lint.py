@@ -380,8 +380,14 @@ def chart_findings(report: Report) -> list[Finding]:
 
 
 def lead_measure(report: Report) -> str | None:
-    """The first measure the report aggregates, in the order its verified numbers are printed."""
+    """The first measure the report aggregates, in the order its verified numbers and claims are printed (a claim
+    leads with the measure its test is about: a driver claim of ``survived`` by ``sex``)."""
     for _, calc in report.cited:
+        if calc.get("kind") == "claim":
+            measure = str(((calc.get("test") or {}).get("params") or {}).get("measure") or "")
+            if measure in report.columns:
+                return measure
+            continue
         columns = aggregated_columns(calc, ("sum", "avg", "median", "min", "max", "quantile_cont", "mean"))
         if columns:
             return columns[0]

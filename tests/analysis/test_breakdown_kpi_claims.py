@@ -254,6 +254,26 @@ def test_the_overview_names_each_column_left_out_with_its_reason_and_no_typed_nu
     assert not any(ch.isdigit() for ch in CALC_REF_RE.sub("", CLAIM_REF_RE.sub("", coverage)))
 
 
+def test_the_overview_names_every_column_left_out_for_one_reason_together(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    frame = _sales(40)
+    extra = [f"Score {i}" for i in range(15)]
+    for i, name in enumerate(extra):
+        frame[name] = np.arange(40.0) * (i + 1)
+    columns = {**COLUMNS, **{name: {"role": "measure", "aggregation": "mean"} for name in extra}}
+    job = make_job(tmp_path, monkeypatch, frame, columns)
+    _run(job, [AnalysisSpec("overview"), *BREAKDOWNS[:2], AnalysisSpec("kpi", measures=("Revenue",))])
+    (coverage,) = [f for f in read_results(job / "all_results.txt")[0].findings if f.startswith("Columns not")]
+    listed = ", ".join(f"`{name}`" for name in ["Age", *extra])
+    # all sixteen measures named (none counted away as "and N more"), their shared reason said once
+    assert coverage == (
+        "Columns not analysed, and why: `Store` is a category beyond the plan's breakdowns; "
+        f"{listed} (measures beyond the plan's headline measures)."
+    )
+    assert "unanalysed_more" not in calcs(job)
+
+
 def test_the_overview_claims_no_left_out_columns_when_none_were(sales: Path) -> None:
     specs = [AnalysisSpec("overview"), *BREAKDOWNS, AnalysisSpec("kpi", measures=("Revenue", "Age"))]
     _run(sales, specs)

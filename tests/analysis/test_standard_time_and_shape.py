@@ -138,6 +138,10 @@ def test_a_wide_table_with_one_column_per_year_is_a_trend(tmp_path: Path, monkey
     assert calcs["values_per_year_first_value"]["value"] == pytest.approx(2.0)
     assert calcs["values_per_year_last_value"]["value"] == pytest.approx(5.0)
     assert calcs["values_per_year_peak_period"]["value"] == "1962"
+    # the claim names the year range, not the first year column, so its conclusion reads "over the year columns"
+    params = calcs["claim_trend_values_per_year"]["test"]["params"]
+    assert params["over"] == "the year columns `1960` to `1962`"
+    assert params["what"] == "the average of the year columns"
 
 
 def test_a_trend_refuses_a_total_the_profile_forbids(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -265,3 +265,16 @@ def test_a_report_that_leads_with_a_group_rate_leads_with_that_outcome(tmp_path:
     )
     assert "wrong_headline" not in kinds(job, {"lead": ["survived"]})
     assert kinds(job, {"lead": ["age"]})["wrong_headline"] == ["survived"]
+
+
+def test_a_report_that_leads_with_a_claim_leads_with_the_claims_measure(tmp_path: Path) -> None:
+    claim = {"id": "claim_driver_survived_by_sex", "kind": "claim", "claim_kind": "driver", "value": "main",
+             "printed": "sex is the main driver of survived", "source_columns": ["sex", "survived"],
+             "test": {"name": "eta_squared", "params": {"measure": "survived", "by": "sex"}}}  # fmt: skip
+    calcs = [claim, sum_calc("age_total", "age", 10), {"id": "rows", "value": 30, "unit": "count", "check": "x"}]
+    columns = [measure("survived"), measure("age"), {"name": "sex", "dtype": "object", "role": "category"}]
+    job = clean_job(tmp_path / "job", calcs=calcs, columns=columns,
+                    paragraphs=["Row by row, {claim_driver_survived_by_sex}; the ages add up to {age_total}."],
+                    table=[["sex", "Total age"], ["all", "{age_total}"]])  # fmt: skip
+    assert "wrong_headline" not in kinds(job, {"lead": ["survived"]})
+    assert kinds(job, {"lead": ["age"]})["wrong_headline"] == ["survived"]

@@ -46,9 +46,12 @@ from insightloom.validation import validate_job
         ("SELECT COUNT(*) FROM data", "count", False),
         ("len(df)", "%", False),
         ("df['Revenue'].sum()", "count", False),
+        ("first period", None, True),  # a time axis's end, read off the axis: "from 2000 to 2017" needs no marker
+        ("last period", None, True),
+        ("period with the highest value (ties: earliest)", None, False),  # a finding
     ],
 )
-def test_a_trivial_count_is_the_tables_shape_or_its_groups(formula: str, unit: str, trivial: bool) -> None:
+def test_a_trivial_count_is_the_tables_shape_or_its_groups(formula: str, unit: str | None, trivial: bool) -> None:
     record = {"id": "x", "kind": "number", "unit": unit, "formula": formula}
     assert is_trivial(record) is trivial
     info = CalcInfo("x", 3, unit, None, "Number of things", formula, "verified", None)

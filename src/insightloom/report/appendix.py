@@ -6,7 +6,8 @@ renderer prints by and the audit reads back by (:func:`is_appendix_line`):
 
 - a trivially defined count (:func:`is_trivial`: unit ``count`` and a formula such as ``len(df)``, ``df.shape[1]``,
   ``number of Region groups``, ``number of month periods``) needs no marker: the text prints it bare and the appendix
-  leaves it out;
+  leaves it out; so does the first or last period of a time axis (formula ``first period``, ``last period``), a
+  label read off the axis;
 - entries are grouped by the report section (top-level heading) where their marker first appears, under that
   heading's printed text;
 - a formula is shown once: the entries sharing it are listed together on one line, ``[3] A; [7] B — formula``, in
@@ -46,6 +47,8 @@ _TRIVIAL_FORMULA_RE = re.compile(
     r"|number\s+of\s+(?:rows|columns|(?:.+\s)?(?:groups(?:\s+with\s+an?\s+.+\s+value)?|periods)))\s*$",
     re.IGNORECASE,
 )
+# The label of a time axis's end: read off the axis, no computation to cite.
+_PERIOD_LABEL_RE = re.compile(r"^\s*(?:first|last)\s+period\s*$", re.IGNORECASE)
 _WORD_RE = re.compile(r"\w+")
 _ENTRY_START_RE = re.compile(r"(?:^|; )(\[\d{1,4}\]) ")
 Span = tuple[int, int]
@@ -63,11 +66,15 @@ def is_trivial(calc: CalcInfo | Mapping[str, Any]) -> bool:
 
     Returns:
         True for a number (not a claim) of unit ``count`` whose formula is the table's shape (``len(df)``,
-        ``df.shape[1]``) or a number of rows, columns, groups or periods.
+        ``df.shape[1]``) or a number of rows, columns, groups or periods, and for a time axis's first or last
+        period label.
     """
     kind = "claim" if isinstance(calc, CalcInfo) and calc.is_claim else _field(calc, "kind")
+    if kind == "claim":
+        return False
+    formula = str(_field(calc, "formula") or "")
     unit = str(_field(calc, "unit") or "").strip().lower()
-    return kind != "claim" and unit == "count" and bool(_TRIVIAL_FORMULA_RE.match(str(_field(calc, "formula") or "")))
+    return bool(_PERIOD_LABEL_RE.match(formula)) or (unit == "count" and bool(_TRIVIAL_FORMULA_RE.match(formula)))
 
 
 def _words(text: str) -> str:

@@ -37,14 +37,14 @@ _TEXTS = {
         "driver": "{claim}.",
         "top": "Its largest group, {top}, holds {share} of the total.",
         "concentration": "{claim}.",
-        "trend": "The trend verdict for `{m}` over `{date}` is {claim}.",
+        "trend": "The trend verdict for {what} over {over} is {claim}.",
         "correlation": "On the relationship between `{x}` and `{y}`: {claim}.",
     },
     "ko": {
         "driver": "{claim}.",
         "top": "가장 큰 그룹인 {top}이(가) 전체의 {share}를 차지합니다.",
         "concentration": "{claim}.",
-        "trend": "`{date}` 기준 `{m}`을(를) 모든 기간으로 판단하면 {claim}.",
+        "trend": "{over} 기준 {what}을(를) 모든 기간으로 판단하면 {claim}.",
         "correlation": "{claim}.",
     },
 }
@@ -166,7 +166,10 @@ def _trend_line(claims: list[_Claim], measure: str | None, words: dict[str, str]
     if not trends:
         return []
     chosen = trends[0]
-    text = words["trend"].format(m=chosen.measure, date=chosen.by, claim=claim_reference(chosen.claim_id))
+    # the analysis names the series and its axis in words ("total `Revenue`", a wide table's year range)
+    params = _mapping(_mapping(chosen.record.get("test")).get("params"))
+    what, over = str(params.get("what") or f"`{chosen.measure}`"), str(params.get("over") or f"`{chosen.by}`")
+    text = words["trend"].format(what=what, over=over, claim=claim_reference(chosen.claim_id))
     return [_Line(text, (chosen.claim_id,))]
 
 

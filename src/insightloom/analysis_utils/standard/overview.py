@@ -82,39 +82,52 @@ def run_overview(spec: AnalysisSpec, *, language: str = "en") -> None:
     append_result(tx["title"], plan_item=ctx.plan_item, findings=findings, table=table)
 
 
-#: Columns named one by one in the coverage sentence; the rest are counted.
-_NAMED_SKIPPED = 12
+#: Columns named in the coverage sentence (every one, up to this many); any beyond are counted.
+_NAMED_SKIPPED = 60
 
 
 def _coverage(ctx: Context, df: pd.DataFrame) -> str | None:
     """One sentence naming each column no analysis of the plan reads, with its reason (None when all are read).
 
-    A mostly missing column's share is a tracked number; every other reason is a fact of the profile in words.
+    Columns left out for one reason are named together with the reason once; a mostly missing column's share is a
+    tracked number of its own, and every other reason is a fact of the profile in words.
     """
     tx, p, t = ctx.tx, ctx.prefix, qi(ctx.view)
     specs = [spec for spec in planned_specs() if view_of(spec) == ctx.view]
     skipped = unanalysed_columns(ctx.table, specs)
     if not skipped:
         return None
-    slugs = stems(ctx.table, [name for name, _ in skipped])
-    parts = []
-    for name, reason in skipped[:_NAMED_SKIPPED]:
-        words = {"c": name}
+    named = skipped[:_NAMED_SKIPPED]
+    slugs = stems(ctx.table, [name for name, _ in named])
+    by_reason: dict[str, list[str]] = {}
+    parts: dict[str, str] = {}  # first column of its reason -> its clause, so clauses keep the table's order
+    for name, reason in named:
         if reason == "missing" and name in df.columns and len(df):
             share = float(df[name].isna().mean() * 100)
             sql = f"SELECT 100 * CAST(COUNT(*) - COUNT({qi(name)}) AS DOUBLE) / COUNT(*) FROM {t}"
-            words["share"] = track_value(p + "missing_share_in_" + slugs[name], share,
-                                         tx["d_missing_share_in"].format(c=name), f"df[{name!r}].isna().mean() * 100",
-                                         ctx.view, [name], "low", sql, "%", 2 if 0 < share < 1 else None)  # fmt: skip
-        parts.append(tx["why_" + (reason if reason != "missing" or "share" in words else "unplanned")].format(**words))
+            ref = track_value(p + "missing_share_in_" + slugs[name], share,
+                              tx["d_missing_share_in"].format(c=name), f"df[{name!r}].isna().mean() * 100",
+                              ctx.view, [name], "low", sql, "%", 2 if 0 < share < 1 else None)  # fmt: skip
+            parts[name] = tx["why_missing"].format(c=name, share=ref)
+            continue
+        by_reason.setdefault("unplanned" if reason == "missing" else reason, []).append(name)
+    for reason, names in by_reason.items():
+        clause = (
+            tx["why_" + reason].format(c=names[0])
+            if len(names) == 1
+            else tx["why_group"].format(cols=", ".join(f"`{n}`" for n in names), why=tx["why_group_" + reason])
+        )
+        parts[names[0]] = clause  # fmt: skip
+    order = {name: i for i, (name, _) in enumerate(named)}
+    items = [parts[first] for first in sorted(parts, key=order.__getitem__)]
     rest = len(skipped) - _NAMED_SKIPPED
     if rest > 0:
-        names = ", ".join(ql(name) for name, _ in skipped)
+        names_sql = ", ".join(ql(name) for name, _ in skipped)
         more = track_value(p + "unanalysed_more", rest, tx["d_unanalysed_more"], "columns left out beyond those named",
                            ctx.view, [], "low", f"SELECT COUNT(*) - {_NAMED_SKIPPED} FROM (DESCRIBE {t}) "
-                           f"WHERE column_name IN ({names})", "count")  # fmt: skip
-        parts.append(tx["why_more"].format(more=more, w_more=counted(rest, "column", ctx.language)))
-    return tx["coverage"].format(items=tx["why_join"].join(parts))
+                           f"WHERE column_name IN ({names_sql})", "count")  # fmt: skip
+        items.append(tx["why_more"].format(more=more, w_more=counted(rest, "column", ctx.language)))
+    return tx["coverage"].format(items=tx["why_join"].join(items))
 
 
 def _missing_by_column(

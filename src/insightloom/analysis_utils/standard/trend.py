@@ -63,7 +63,14 @@ class _Trend:
     cols: list[str]
 
     def words(self) -> dict[str, str]:
-        return {"period": self.period_word, "date": str(self.axis.column), "what": self.what}
+        return {"period": self.period_word, "date": str(self.axis.column), "what": self.what, "over": self.over}
+
+    @property
+    def over(self) -> str:
+        """What the trend runs over in words: the date column, or a wide table's year columns as a range."""
+        if self.axis.kind == "wide_years":
+            return self.ctx.tx["wide_over"].format(first=self.axis.columns[0], last=self.axis.columns[-1])
+        return self.ctx.tx["over"].format(c=self.axis.column)
 
     @property
     def period_word(self) -> str:
@@ -293,7 +300,7 @@ def _claim(trend: _Trend, comparison: time_logic.Comparison) -> list[str]:
     # params name what the claim is about (measure, breakdown: contradictions) and how its sentence reads
     params: dict[str, Any] = {"measure": trend.measure or "rows", "by": str(trend.axis.column),
                               "period": trend.axis.period, "agg": "mean" if per_day else trend.agg,
-                              "unit": unit}  # fmt: skip
+                              "unit": unit, "what": trend.what, "over": trend.over}  # fmt: skip
     ref = track_claim(
         "trend",
         "claim_trend_" + trend.prefix,
@@ -436,6 +443,6 @@ def _chart(trend: _Trend, title: str) -> str:
     ax.set_ylabel(axis_label(trend.what, trend.unit))
     ax.set_title(plain(title))
     ax.grid(alpha=0.3)
-    words = {"what": trend.what, "period": trend.period_word, "date": trend.axis.column}
+    words = trend.words()
     return save_chart(fig, f"trend_{trend.prefix}", title=plain(title), alt=plain(tx["chart_alt"].format(**words)),
                       caption=plain(tx["caption"].format(**words)))  # fmt: skip

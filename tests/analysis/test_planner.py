@@ -7,7 +7,7 @@ from typing import Any
 
 from insightloom.analysis.catalog import AnalysisSpec, parse_item
 from insightloom.analysis.ids import slug, slug_map
-from insightloom.analysis.planning import plan_analyses, plan_markdown
+from insightloom.analysis.planning import plan_analyses, plan_markdown, same_quantity
 from insightloom.analysis.revision import revise_plan
 from insightloom.plan import parse_plan, plan_problems
 
@@ -151,3 +151,12 @@ def test_a_text_outcome_leads_as_its_rate_and_is_never_its_own_breakdown() -> No
     assert kpi.measures[0] == "survived"
     assert [(s.measure, s.by) for s in specs if s.kind == "breakdown"] == [("survived", "sex")]
     assert [s.measure for s in specs if s.kind == "distribution"] == ["age"]  # a yes/no column has no distribution
+
+
+def test_a_measure_is_never_correlated_with_its_own_logarithm() -> None:
+    columns = [_col("salary", "measure", unit="USD", distinct=90, min=20000, max=90000, mean=40000),
+               _col("lsalary", "measure", dtype="float64", distinct=90, min=9.9, max=11.4, mean=10.5),
+               _col("cost", "measure", unit="USD", distinct=80, min=5000, max=30000, mean=12000)]  # fmt: skip
+    (correlation,) = [s for s in plan_analyses(_profile(columns), "Analyze", "en") if s.kind == "correlation"]
+    assert correlation.measures == ("salary", "cost")
+    assert same_quantity("gdp", "log_gdp") and same_quantity("GDP_ln", "gdp") and not same_quantity("cost", "lcosts")

@@ -12,6 +12,7 @@ import pytest
 from insightloom.claims import run_test
 from insightloom.claims.stats import find_sentinels, kendall_vs_order, t_quantile, t_sf
 from insightloom.claims.table import KINDS
+from insightloom.claims.wording import claim_text
 from insightloom.validation.claim_checks import compare, recompute
 
 RNG = np.random.default_rng(20)
@@ -105,7 +106,19 @@ def test_concentration_verdicts(totals: list[float], verdict: str) -> None:
 
 def test_concentration_evidence() -> None:
     result = run_test("concentration", [("a", 60), ("b", 30), ("c", 10), ("a", 0)], {})
-    assert result.evidence == {"top": "a", "top_share": 60.0, "bottom_share": 10.0, "hhi": 4600.0, "groups": 3}
+    assert result.evidence == {"top": "a", "top_share": 60.0, "bottom_share": 10.0, "hhi": 4600.0, "groups": 3,
+                               "tied": 1}  # fmt: skip
+
+
+def test_a_tie_for_the_top_share_is_counted_and_said_in_both_languages() -> None:
+    rows = [("a", 30.0), ("b", 30.0), ("c", 5.0), ("d", 5.0), ("e", 30.0)]
+    ours = run_test("concentration", rows, {})
+    assert ours.evidence["tied"] == 3 and ours.evidence["top"] == "a"
+    assert compare({"value": ours.verdict, "evidence": ours.evidence}, recompute("concentration", rows, {})).verified
+    record = {"id": "c", "claim_kind": "concentration", "value": ours.verdict, "evidence": ours.evidence,
+              "test": {"params": {"measure": "Revenue", "by": "Region"}}}  # fmt: skip
+    assert "the largest (a, tied with 2 other groups) holds 30.0%" in claim_text(record, "en")
+    assert "최대 그룹(a 외 2개 그룹과 동률)" in claim_text(record, "ko")
 
 
 def test_correlation_strength_and_sign() -> None:
@@ -150,7 +163,8 @@ def test_outlier_verdicts() -> None:
     [
         ([23, 35, 41, 52, 38, 99999, 99999, 29, 61], [(99999.0, 2)]),
         ([3, 4, 5, 2, 1, -1, -1, -1, 4], [(-1.0, 3)]),
-        ([23, 35, 41, 99999, 29], []),  # a single 99999 is not a repeated code
+        ([23, 35, 41, 99999, 29], [(99999.0, 1)]),  # once is enough this far above every other value
+        ([3, 4, 5, 2, 1, -1, 4], []),  # a single negative value may be real
         ([-5, 3, 4, -1, -1, 2, 8], []),  # negatives are real values here
         ([-1, 1, 1, -1, 1, -1], []),  # a sign column: -1 is data
         ([9000, 9500, 9998, 9999, 9999, 9700], []),  # 9999 lies among the values

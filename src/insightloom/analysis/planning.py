@@ -7,6 +7,7 @@ Only the Coder section varies with the data; the Validator, Reporter and Auditor
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
 from typing import Any
 
@@ -71,11 +72,26 @@ def _table_specs(table: dict[str, Any], view: str | None, request: str, full: bo
         over_time = primary if numeric_primary else lead
         time_agg = agg if over_time == primary else "count" if over_time is None else _agg(table, over_time)
         specs.append(trend_spec(table, view, axis, over_time, time_agg))
-    if len(quantities) >= 2:
-        specs.append(AnalysisSpec("correlation", view, measures=(quantities[0], quantities[1])))
+    partner = next((q for q in quantities[1:] if not same_quantity(quantities[0], q)), None)
+    if partner is not None:
+        specs.append(AnalysisSpec("correlation", view, measures=(quantities[0], partner)))
     if lead:
         specs.append(AnalysisSpec("distribution", view, measure=lead))
     return specs
+
+
+_LOG_PREFIX_RE = re.compile(r"^(?:log|ln|l)[_ .]?(.+)$", re.IGNORECASE)
+_LOG_SUFFIX_RE = re.compile(r"^(.+?)[_ .](?:log|ln)$", re.IGNORECASE)
+
+
+def same_quantity(a: str, b: str) -> bool:
+    """Whether one column is the other's logarithm by name (``salary`` and ``lsalary``, ``log_gdp``, ``gdp_ln``):
+    their correlation measures the transformation, not a relationship."""
+    for first, second in ((a, b), (b, a)):
+        match = _LOG_PREFIX_RE.match(second) or _LOG_SUFFIX_RE.match(second)
+        if match and match.group(1).lower() == first.lower():
+            return True
+    return False
 
 
 def _is_number(col: dict[str, Any]) -> bool:

@@ -312,7 +312,8 @@ TEXTS: dict[str, dict[str, dict[str, str]]] = {
             "title": "Correlation of `{x}` and `{y}`",
             "r": "The Pearson correlation between `{x}` and `{y}` is {r} over {n} rows; its square, the share of "
             "the variance the two have in common, is {r2}.",
-            "claim": "Checked against Spearman's rank correlation and without the most influential points: {claim}.",
+            "claim": "Checked against Spearman's rank correlation and re-measured without its influential points: "
+            "{claim}.",
             "none": "`{x}` and `{y}` do not vary enough across {n} rows to measure a correlation.",
             "none_one": "`{x}` and `{y}` are both present in only {n} row, too few to measure a correlation.",
             "chart_alt": "Scatter chart of `{y}` against `{x}`.",

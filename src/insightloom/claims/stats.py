@@ -216,11 +216,17 @@ def group_totals(rows: list[tuple[Any, ...]]) -> dict[str, float]:
     return totals
 
 
+def top_ties(shares: Any) -> int:
+    """How many groups hold the largest share (1 when one group leads alone)."""
+    values = np.asarray(shares, dtype=float)
+    return int((np.abs(values - values.max()) <= 1e-9 * max(abs(float(values.max())), 1.0)).sum())
+
+
 def concentration(rows: list[tuple[Any, ...]], params: Mapping[str, Any]) -> Verdict:
     """Top share and HHI of the group totals; only groups with a positive total hold a share."""
     totals = {key: value for key, value in group_totals(rows).items() if value > 0}
     if not totals:
-        evidence: Evidence = {"top": "", "top_share": 0.0, "bottom_share": 0.0, "hhi": 0.0, "groups": 0}
+        evidence: Evidence = {"top": "", "top_share": 0.0, "bottom_share": 0.0, "hhi": 0.0, "groups": 0, "tied": 0}
         return Verdict("moderate", evidence)
     keys = sorted(totals)
     amounts = np.array([totals[key] for key in keys], dtype=float)
@@ -232,6 +238,7 @@ def concentration(rows: list[tuple[Any, ...]], params: Mapping[str, Any]) -> Ver
         "bottom_share": float(shares.min()),
         "hhi": float((shares**2).sum()),
         "groups": len(keys),
+        "tied": top_ties(shares),
     }
     verdict = verdicts.concentration_verdict(
         float(shares.max()), float(shares.min()), float(evidence["hhi"]), len(keys)

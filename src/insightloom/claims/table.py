@@ -105,7 +105,7 @@ CONCENTRATION = ClaimKind(
     verdicts=("dominates", "concentrated", "moderate", "spread_evenly"),
     test="share of the largest group and the Herfindahl-Hirschman index (HHI) of the group totals",
     inputs=("grp", "v"),
-    evidence=("top", "top_share", "bottom_share", "hhi", "groups"),
+    evidence=("top", "top_share", "bottom_share", "hhi", "groups", "tied"),
     thresholds={
         "dominates_share": 50.0,
         "dominates_fair_ratio": 1.5,
@@ -220,7 +220,13 @@ SENTINEL = ClaimKind(
     test="a code such as 99999 or -1 repeated far outside the other values (the profile's sentinel_values rule)",
     inputs=("v",),
     evidence=("code", "count"),
-    thresholds={"min_count": 2, "far_iqr_factor": 3.0, "far_p99_ratio": 10.0, "min_distinct_rest": 3},
+    thresholds={
+        "min_count": 2,
+        "min_count_positive": 1,
+        "far_iqr_factor": 3.0,
+        "far_p99_ratio": 10.0,
+        "min_distinct_rest": 3,
+    },  # fmt: skip
     wording={
         "sentinel_code": {
             "en": "{code_text} in {measure} is a code, not a value: it appears in {count} rows and is left out",
@@ -268,6 +274,7 @@ EVIDENCE_FORMAT: dict[str, tuple[str | None, int | None]] = {
     "rank": ("count", None),
     "breakdowns": ("count", None),
     "outliers": ("count", None),
+    "tied": ("count", None),
     "removed": ("count", None),
     "count": ("count", None),
     "n_a": ("count", None),

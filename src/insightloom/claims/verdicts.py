@@ -141,14 +141,17 @@ def is_sentinel(code: float, count: int, q1: float, q3: float, p99: float, rest_
         rest_min: The smallest other value.
         distinct: How many distinct other values there are.
 
-    The code must repeat (``min_count``), the other values must be varied (``min_distinct_rest``), and it must lie
-    far outside them: a positive code beyond Q3 + 3 IQR and at least 10 times the 99th percentile, a negative code
-    in a column whose other values are all non-negative.
+    The other values must be varied (``min_distinct_rest``), and the code must lie far outside them: a positive
+    code beyond Q3 + 3 IQR and at least 10 times the 99th percentile (once is enough, ``min_count_positive``: a
+    single 9999 that far above every other value is no measurement), a negative code in a column whose other values
+    are all non-negative, repeated (``min_count``: one negative value may be real).
     """
-    if count < threshold("sentinel", "min_count") or distinct < threshold("sentinel", "min_distinct_rest"):
+    if distinct < threshold("sentinel", "min_distinct_rest"):
         return False
     if code < 0:
-        return rest_min >= 0
+        return count >= threshold("sentinel", "min_count") and rest_min >= 0
+    if count < threshold("sentinel", "min_count_positive"):
+        return False
     far = code > q3 + threshold("sentinel", "far_iqr_factor") * (q3 - q1)
     return far and (p99 <= 0 or code >= threshold("sentinel", "far_p99_ratio") * p99)
 

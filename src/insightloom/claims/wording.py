@@ -113,5 +113,10 @@ def claim_text(record: Mapping[str, Any], language: str = "en") -> str:
     values = {key: str(value) for key, value in params.items() if isinstance(value, (str, int, float))}
     values.update({key: _formatted(key, value, unit) for key, value in evidence.items()})
     values.update(_extras(kind.name, verdict, evidence, params, unit))
+    tied = int(_number(evidence.get("tied")))
+    if kind.name == "concentration" and tied > 1:  # a tie: the first name in order leads no more than the others
+        top, more = values.get("top", ""), format_value(tied - 1, "count")
+        values["top"] = (f"{top} 외 {more}개 그룹과 동률" if lang == "ko" else
+                         f"{top}, tied with {more} other group{'s' if tied > 2 else ''}")  # fmt: skip
     defaults = _DEFAULTS_KO if lang == "ko" else _DEFAULTS
     return kind.wording[verdict][lang].format_map(_Fields(values, defaults))

@@ -152,7 +152,8 @@ def _concentration(rows: Sequence[tuple[Any, ...]], params: Mapping[str, Any]) -
     totals = pd.Series(group_totals(list(rows)), dtype=float)
     totals = totals[totals > 0].sort_index()
     if totals.empty:
-        return Verdict("moderate", {"top": "", "top_share": 0.0, "bottom_share": 0.0, "hhi": 0.0, "groups": 0})
+        return Verdict("moderate", {"top": "", "top_share": 0.0, "bottom_share": 0.0, "hhi": 0.0, "groups": 0,
+                                    "tied": 0})  # fmt: skip
     shares = totals / totals.sum() * 100
     hhi = float(np.dot(shares.to_numpy(), shares.to_numpy()))
     evidence: Evidence = {
@@ -161,6 +162,7 @@ def _concentration(rows: Sequence[tuple[Any, ...]], params: Mapping[str, Any]) -
         "bottom_share": float(shares.min()),
         "hhi": hhi,
         "groups": len(shares),
+        "tied": int(np.isclose(shares.to_numpy(), shares.max(), rtol=1e-9, atol=1e-9).sum()),
     }
     verdict = verdicts.concentration_verdict(float(shares.max()), float(shares.min()), hhi, len(shares))
     return Verdict(verdict, evidence)

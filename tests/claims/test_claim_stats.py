@@ -190,7 +190,14 @@ def test_comparison_verdicts() -> None:
 
 def test_comparison_with_too_few_values_is_within_noise() -> None:
     assert run_test("comparison", [("A", 5), ("B", 1)], {"a": "A", "b": "B"}).verdict == "within_noise"
-    assert run_test("comparison", [("A", 5), ("A", 6)], {"a": "A", "b": "B"}).verdict == "within_noise"
+
+
+@pytest.mark.parametrize("rows", [[], [("A", 5), ("A", 6)], [("A", 1), ("B", float("nan"))]])
+def test_a_comparison_with_a_group_without_values_names_the_fix(rows: list[tuple]) -> None:
+    # a difference against a group with no values would be made up: "A and B differ by -5.00"
+    for test in (run_test, recompute):
+        with pytest.raises(ValueError, match="two different groups with values"):
+            test("comparison", rows, {"a": "A", "b": "B"})
 
 
 def test_comparison_of_more_than_two_groups_names_the_fix() -> None:
@@ -226,7 +233,11 @@ _EDGE_INPUTS = {
     "correlation": [[(1, 1), (1, 2), (1, 3)], [(0, 0), (0, 0), (0, 0), (10, 5)]],
     "outlier": [[], [(3,)], [(2,)] * 5, [(0,), (0,), (0,), (1,)]],
     "sentinel": [[], [(-1,)] * 4, [(float("nan"),)]],
-    "comparison": [[], [("A", 1)], [("A", 1), ("A", 1), ("B", 1), ("B", 1)], [("A", 1), ("A", 1), ("B", 2), ("B", 2)]],
+    "comparison": [
+        [("A", 1), ("B", 1)],
+        [("A", 1), ("A", 1), ("B", 1), ("B", 1)],
+        [("A", 1), ("A", 1), ("B", 2), ("B", 2)],
+    ],
 }
 
 

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from insightloom.analysis_utils import ChecksFailed, flush_checks, load_calculations, track_claim
 from insightloom.analysis_utils.module import generate_utils_module
-from insightloom.validation import validate_job
+from insightloom.validation import record_llm_verification, validate_job
 from insightloom.validation.tiers import select_for_llm
 
 
@@ -116,6 +116,36 @@ def test_a_claim_without_its_test_needs_review_with_the_fix(job: Path) -> None:
     summary = validate_job(job)
     assert "claim_outlier_revenue" in summary.needs_review
     assert "track_claim" in summary.reasons["claim_outlier_revenue"]
+
+
+@pytest.mark.parametrize("check", ["SELECT 'weak' FROM sales LIMIT 1", None])
+def test_a_claim_checked_by_sql_or_by_nothing_is_never_verified(job: Path, check: str | None) -> None:
+    # a verdict word the SQL repeats, or an id for the Validator's own LLM pass, would print unchecked evidence
+    _track_all()
+    flush_checks()
+    _tamper(job, "claim_driver_region", check=check)
+    summary = validate_job(job)
+    assert summary.needs_review == ["claim_driver_region"]
+    assert "statistical test" in summary.reasons["claim_driver_region"]
+    assert "claim_driver_region" not in select_for_llm(load_calculations(job))
+    recorded = record_llm_verification(job, {"claim_driver_region": "weak"})
+    assert "claim_driver_region" in recorded.rejected and "claim_driver_region" in recorded.needs_review
+
+
+def test_evidence_the_test_does_not_give_is_a_mismatch(job: Path) -> None:
+    # an extra "a"/"b" in the evidence would override the params in the printed sentence
+    _track_all()
+    flush_checks()
+    _tamper(job, "claim_web_vs_store", **{"evidence.a": "Store", "evidence.b": "Web"})
+    summary = validate_job(job)
+    assert summary.needs_review == ["claim_web_vs_store"]
+    assert "evidence 'a', 'b' is not the test's" in summary.reasons["claim_web_vs_store"]
+
+
+def test_a_claim_sql_that_reads_no_table_is_refused_with_the_views(job: Path) -> None:
+    with pytest.raises(ValueError, match="reads no table.*sales"):
+        track_claim("trend", "claim_const", "sales", "SELECT unnest([1, 2, 3, 4, 5, 6]) AS v", {},
+                    description="A trend of constants")  # fmt: skip
 
 
 def test_rows_that_disagree_with_the_sql_fail_the_script_with_the_fix(job: Path) -> None:

@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from insightloom.cli import app
 from insightloom.config import Settings
+from insightloom.errors import RenderRefused
 from insightloom.report.audit import audit_report
 from insightloom.report.render import render_report
 from insightloom.report.repair import patch_report
@@ -92,15 +93,31 @@ def test_a_claim_word_edited_into_a_finished_jobs_docx_makes_insightloom_audit_e
     assert stats["type_e"] >= 1, stats
 
 
-def test_a_claim_word_is_supported_in_the_sentence_of_a_claim_only(job: Path) -> None:
-    def change(doc) -> None:
-        first = _paragraph(doc, "series shows").runs[0]
-        first.text = "Whether revenue is rising or not, " + first.text
+def test_a_claim_word_is_supported_in_the_sentence_of_a_claim_that_backs_it_only(job: Path) -> None:
+    def prefix(text: str):
+        def change(doc) -> None:
+            first = _paragraph(doc, "series shows").runs[0]
+            first.text = text + first.text
 
-    _edit(job, change)
+        return change
+
+    _edit(job, prefix("There is no clear trend, and "))  # the cited trend claim is "volatile": it backs "no clear"
     assert _e(job) == []
     _edit(job, lambda doc: _paragraph(doc, "series shows").add_run(" Revenue is rising."))
     assert [f["phrase"] for f in _e(job)] == ["is rising"]  # a sentence of its own
+
+
+def test_a_claim_word_beside_a_claim_that_says_otherwise_is_e(job: Path) -> None:
+    def change(doc) -> None:
+        first = _paragraph(doc, "series shows").runs[0]
+        first.text = "Revenue is rising: " + first.text
+
+    _edit(job, change)
+    assert [f["phrase"] for f in _e(job)] == ["is rising"]  # the trend claim in the sentence says "volatile"
+    refusal = pytest.raises(
+        RenderRefused, render_report, "# S\n\n## T\nRevenue is rising: {{claim:claim_trend_amount}}.\n", job
+    )
+    assert "unsupported claim 'is rising'" in str(refusal.value)
 
 
 def test_a_claim_word_in_a_table_cell_is_e(job: Path) -> None:

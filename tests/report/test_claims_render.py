@@ -81,6 +81,27 @@ def test_a_claim_that_is_not_verified_is_refused_naming_it_and_the_paragraph(job
     assert not (job / "final_report.docx").exists()
 
 
+@pytest.mark.parametrize("change", [{"evidence": {"largest_swing": 5.0}}, {"params": {"measure": "profit"}}])
+def test_a_claim_changed_after_its_validation_is_refused_until_verified_again(job: Path, change: dict) -> None:
+    # a script re-tracking the claim after validation would print new figures under a verified marker
+    meta_path = job / "calculation_metadata.json"
+    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    record = next(c for c in meta["calculations"] if c["id"] == "claim_trend_amount")
+    if "evidence" in change:
+        record["evidence"] = {**record["evidence"], **change["evidence"]}
+    else:
+        record["test"]["params"] = {**record["test"]["params"], **change["params"]}
+    meta_path.write_text(json.dumps(meta), encoding="utf-8")
+    citations_path = job / "citations.json"
+    citations = json.loads(citations_path.read_text(encoding="utf-8"))
+    for entry in citations["citations"]:  # the entry keeps the params the Validator saw, as validation writes it
+        if entry["calculation_id"] == "claim_trend_amount":
+            entry["params"] = {"measure": "amount", "by": "date", "period": "month"}
+    citations_path.write_text(json.dumps(citations), encoding="utf-8")
+    refusal = _refusal("# Sales\n\n## Trend\nAmounts: {{claim:claim_trend_amount}}.\n", job)
+    assert "changed in calculation_metadata.json after it was verified" in str(refusal)
+
+
 def test_an_unknown_claim_names_the_closest_tracked_claims(job: Path) -> None:
     refusal = _refusal("# Sales\n\n## Trend\nThe trend: {{claim:claim_trend_amont}}.\n", job)
     assert "unknown reference '{{claim:claim_trend_amont}}'" in str(refusal)

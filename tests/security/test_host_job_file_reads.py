@@ -95,6 +95,22 @@ def test_pdf_export_never_converts_another_jobs_report_through_a_link(
     assert not b.path("final_report.pdf").exists() and not a.path("final_report.pdf").exists()
 
 
+@pytest.mark.parametrize("read", [pdf.page_texts, pdf.image_pages])
+def test_reading_pdf_pages_never_follows_a_link_or_blocks_on_a_fifo(
+    read: Callable[[Path], object], jobs: tuple[JobFolder, JobFolder], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a, b = jobs
+    b.path("final_report.pdf").write_bytes(b"%PDF-1.4 " + SECRET.encode())
+    monkeypatch.setattr(pdf.shutil, "which", lambda tool: "/bin/cat")  # poppler would read whatever it is given
+    _plant(a.path("final_report.pdf"), b.path("final_report.pdf"))
+    with pytest.raises(UnsafePathError):
+        read(a.path("final_report.pdf"))
+    a.path("final_report.pdf").unlink()
+    os.mkfifo(a.path("final_report.pdf"))
+    with pytest.raises(UnsafePathError):
+        read(a.path("final_report.pdf"))
+
+
 def test_a_resumed_job_takes_no_input_from_a_data_folder_linked_to_another_job(
     jobs: tuple[JobFolder, JobFolder],
 ) -> None:

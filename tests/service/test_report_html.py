@@ -219,6 +219,17 @@ def test_only_listed_images_inside_the_job_become_charts_and_model_text_makes_no
     assert "[link](javascript:alert(document.cookie))" in page.all_text()
 
 
+def test_a_sidecar_nested_thousands_deep_or_too_large_reads_as_none_and_the_page_still_shows() -> None:
+    markdown = "# T\n\n![deep](charts/deep.png)\n\n![big](charts/big.png)\n"
+    files = _job_files(markdown, [], [])
+    files.update({"charts/deep.png": b"\x89PNG", "charts/deep.json": b"[" * 100_000 + b"]" * 100_000,
+                  "charts/big.png": b"\x89PNG",
+                  "charts/big.json": json.dumps({"caption": "x" * (17 * 1024 * 1024)}).encode()})  # fmt: skip
+    page = _parse(report_html(_source(files)) or "")
+    assert [attrs["src"] for tag, attrs in page.tags if tag == "img"] == ["/a/charts/deep.png", "/a/charts/big.png"]
+    assert "x" * 100 not in page.all_text()  # the oversized sidecar's caption is not read
+
+
 def test_a_claim_prints_its_sentence_with_its_marker_and_stat_check() -> None:
     record = _record(
         "claim_trend_revenue",

@@ -42,7 +42,7 @@ def query_rows(sql: str) -> list[tuple[Any, ...]]:
     views = load_views(job_dir(), warn_unrecorded=False)
     con = open_connection(views, None, [sql])
     try:
-        rows = fetch_rows(con, sql)
+        rows = fetch_rows(con, sql, sorted(views))
     finally:
         con.close()
     if isinstance(rows, str):

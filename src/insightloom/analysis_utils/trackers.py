@@ -374,7 +374,7 @@ def _without_words(facts: ColumnFacts) -> str:
     """The formula's note that sentinel codes were left out (empty when the column has none)."""
     if not facts.sentinels:
         return ""
-    return "  # without the code(s) " + ", ".join(f"{code:g}" for code in facts.sentinels)
+    return "  # without the code(s) " + ", ".join(f"{code:.15g}" for code in facts.sentinels)
 
 
 def track_total(

@@ -51,7 +51,7 @@ from ..state import SharedState
 from ..telemetry import UsageLedger
 from ..validation import VERIFIED, values_match
 from ..validation.checks import run_checks
-from ..validation.claim_checks import is_stat_check, verify_claims
+from ..validation.claim_checks import CLAIM_NEEDS_STAT, is_claim_without_test, is_stat_check, verify_claims
 from ..validation.compare import json_safe
 from ..validation.jobfiles import CITATIONS_FILE, METADATA_FILE, load_calculations, load_citations, load_views
 from ..workflow.pipeline import our_error
@@ -395,10 +395,15 @@ def recompute(job_dir: Path, calcs: list[dict[str, Any]]) -> tuple[dict[str, dic
     """
     refused: dict[str, str] = {}
     claims = [c for c in calcs if is_stat_check(c)]
-    checked = [c for c in calcs if isinstance(c.get("check"), str) and c["check"].strip() and c not in claims]
-    refused.update(
-        {str(c["id"]): "no DuckDB check, so it cannot be verified" for c in calcs if c not in checked + claims}
-    )
+    checked: list[dict[str, Any]] = []
+    unchecked: list[dict[str, Any]] = []
+    for c in calcs:
+        if is_claim_without_test(c):
+            refused[str(c["id"])] = CLAIM_NEEDS_STAT
+        elif not is_stat_check(c):
+            has_sql = isinstance(c.get("check"), str) and bool(c["check"].strip())
+            (checked if has_sql else unchecked).append(c)
+    refused.update({str(c["id"]): "no DuckDB check, so it cannot be verified" for c in unchecked})
     if not checked and not claims:
         return {}, refused
     views = load_views(job_dir)

@@ -27,8 +27,12 @@ def subject(record: Mapping[str, Any]) -> tuple[str, ...]:
     kind, params = _text(record.get("claim_kind")), params_of(record)
     if kind == "correlation":
         columns = [str(c) for c in record.get("source_columns") or []]
-        pair = sorted([_text(params.get("x") or (columns[:1] or [""])[0]), _text(params.get("y") or columns[-1:])])
+        pair = sorted([_text(params.get("x") or (columns[:1] or [""])[0]),
+                       _text(params.get("y") or (columns[-1:] or [""])[0])])  # fmt: skip
         return (kind, *pair)
+    if kind == "trend":  # a monthly and a yearly verdict on one column judge different series
+        return (kind, _text(params.get("measure")), _text(params.get("by")), _text(params.get("period")),
+                _text(params.get("agg")))  # fmt: skip
     if kind == "comparison":
         pair = sorted([_text(params.get("a")), _text(params.get("b"))])
         return (kind, _text(params.get("measure")), _text(params.get("by")), *pair)

@@ -55,3 +55,47 @@ def find_claim_phrases(text: str) -> list[re.Match[str]]:
 def phrase_kind(match: re.Match[str]) -> str:
     """The claim kind a phrase found by :func:`find_claim_phrases` asserts."""
     return str(match.lastgroup or "").removesuffix("_ko")
+
+
+# What a phrase says about the verdict: its direction or strength, matched against the claim that backs it.
+_UP = re.compile(r"ris|increas|grow|upward|\bup\b|증가|상승|성장", re.IGNORECASE)
+_DOWN = re.compile(r"fall|decreas|declin|downward|\bdown\b|감소|하락", re.IGNORECASE)
+_STRONG = re.compile(r"strong|high|tight|clear|close|강한|높은|뚜렷한", re.IGNORECASE)
+_MODERATE = re.compile(r"moderate|중간", re.IGNORECASE)
+_WEAK = re.compile(r"weak|약한", re.IGNORECASE)
+_POSITIVE, _NEGATIVE = re.compile(r"positive|양의", re.I), re.compile(r"negative|음의", re.I)
+_NEGATED = re.compile(r"(?:\bno|\bnot|n't|without)\s+(?:\w+\s+){0,2}$", re.IGNORECASE)
+
+
+def phrase_backed_by(match: re.Match[str], claim_kind: str, verdict: str) -> bool:
+    """Whether a cited claim (its kind and verdict) backs the phrase ``match`` found in ``match.string``.
+
+    The kinds must agree, and so must what the phrase says of the verdict: "is rising" needs ``rising``, "main
+    driver" needs ``main``, "dominates" needs ``dominates``, "evenly" ``spread_evenly``, "strong positive
+    correlation" a ``strong_positive`` one, "significant" ``higher`` or ``lower``. A negated phrase ("no clear
+    trend", "not dominated") is backed by any other verdict of its kind.
+    """
+    kind, words = phrase_kind(match), match.group(0)
+    if kind != claim_kind:
+        return False
+    if _NEGATED.search(match.string[max(0, match.start() - 30) : match.start()]):
+        return True
+    if kind == "trend":
+        return verdict == "rising" if _UP.search(words) else verdict == "falling" if _DOWN.search(words) else (
+            verdict in ("rising", "falling"))  # fmt: skip
+    if kind == "driver":
+        return verdict == "main"
+    if kind == "concentration":
+        if re.search(r"evenly|고르게|균등", words, re.IGNORECASE):
+            return verdict == "spread_evenly"
+        if re.search(r"dominat|지배", words, re.IGNORECASE):
+            return verdict == "dominates"
+        return verdict in ("concentrated", "dominates")
+    if kind == "correlation":
+        strength = ("strong" if _STRONG.search(words) else "moderate" if _MODERATE.search(words) else
+                    "weak" if _WEAK.search(words) else "")  # fmt: skip
+        direction = "positive" if _POSITIVE.search(words) else "negative" if _NEGATIVE.search(words) else ""
+        return verdict.startswith(strength) and direction in verdict and verdict not in ("negligible", "")
+    if kind == "comparison":
+        return verdict == "within_noise" if re.search(r"noise", words, re.I) else verdict in ("higher", "lower")
+    return verdict == "extreme_values"  # outlier

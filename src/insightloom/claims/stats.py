@@ -451,7 +451,13 @@ def two_groups(rows: list[tuple[Any, ...]], params: Mapping[str, Any]) -> tuple[
             f"the comparison test takes exactly two groups, got {len(labels)}; filter the SQL to two groups "
             "(WHERE grp IN (...)) or pass params a and b"
         )
-    return a, b, {key: np.array(found.get(key, []), dtype=float) for key in (a, b)}
+    if not a or not b or a == b or a not in found or b not in found:
+        present = ", ".join(labels[:8]) or "none"
+        raise ValueError(
+            f"the comparison needs two different groups with values, got a={a!r} and b={b!r} (groups with values: "
+            f"{present}); pass params a and b naming two of them"
+        )
+    return a, b, {key: np.array(found[key], dtype=float) for key in (a, b)}
 
 
 def comparison(rows: list[tuple[Any, ...]], params: Mapping[str, Any]) -> Verdict:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from insightloom.claims.records import evidence_of, params_of
 from insightloom.claims.wording import claim_text
 from insightloom.errors import ValidationError
 from insightloom.report.formatting import format_value
@@ -84,6 +85,10 @@ def load_calc_info(job_dir: Path, *, required: bool = True) -> dict[str, CalcInf
         extra = meta.get(calc_id, {})
         unit = entry["unit"] if "unit" in entry else extra.get("unit")
         decimals = entry["decimals"] if "decimals" in entry else extra.get("decimals")
+        kind = CLAIM if CLAIM in (entry.get("kind"), extra.get("kind")) else "number"
+        status = str(entry.get("verification_status", "unverified"))
+        if kind == CLAIM and status == "verified" and _claim_changed(extra, entry):
+            status = STALE
         info[calc_id] = CalcInfo(
             calc_id=calc_id,
             value=entry.get("value"),
@@ -91,9 +96,21 @@ def load_calc_info(job_dir: Path, *, required: bool = True) -> dict[str, CalcInf
             decimals=decimals,
             description=str(entry.get("description", "")),
             formula=str(entry.get("formula", "")),
-            status=str(entry.get("verification_status", "unverified")),
+            status=status,
             citation_id=entry.get("citation_id"),
-            kind=CLAIM if CLAIM in (entry.get("kind"), extra.get("kind")) else "number",
+            kind=kind,
             record=extra,
         )
     return info
+
+
+#: The status of a verified claim whose record changed after validation: its sentence is refused until re-verified.
+STALE = "stale"
+
+
+def _claim_changed(record: Mapping[str, Any], entry: Mapping[str, Any]) -> bool:
+    """Whether the claim's record (which scripts may still write) no longer says what the Validator verified: its
+    verdict, evidence or params (citations.json keeps them from validation)."""
+    said = {"value": record.get("value"), "evidence": evidence_of(record), "params": params_of(record)}
+    # an entry written without evidence or params (before they were kept) is judged on what it has
+    return any(said[key] != entry[key] for key in said if key in entry)

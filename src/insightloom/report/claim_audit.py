@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 from insightloom.claims.table import LANGUAGES
 from insightloom.report.calcinfo import CalcInfo
-from insightloom.report.claim_rules import claim_hints, contradicting, unsupported_phrases
+from insightloom.report.claim_rules import CitedClaim, claim_hints, contradicting, unsupported_phrases
 from insightloom.report.numbers import MARKER_RE, printed_matches
 
 __all__ = ["claim_findings", "claim_spans"]
@@ -116,7 +116,9 @@ def _marker_problems(unit: Unit, markers: dict[str, CalcInfo], cited: list[str])
 
 def _phrase_problems(unit: Unit, markers: dict[str, CalcInfo], calcs: dict[str, CalcInfo]) -> list[dict[str, Any]]:
     """Claim phrases in a sentence that holds no claim's marker."""
-    supported = [match.span() for match, _ in _claim_markers(unit.text, markers)]
+    # a claim backs its printed sentence as the renderer placed it, and its marker when the sentence was edited
+    spans = {(match.start(), match.end()): info for match, info in _claim_markers(unit.text, markers)}
+    supported = [CitedClaim.of(span, info) for span, info in spans.items()]
     protected = [*unit.label_spans, *unit.quote_spans, *claim_spans(unit.text, markers)]
     findings = []
     for hit in unsupported_phrases(unit.text, claims=supported, protected=protected):

@@ -2,11 +2,12 @@
 and the audit.
 
 A claim phrase ("is rising", "main driver", "dominates", "evenly", "고르게", ...: ``claims.phrases``) may stand only in
-a sentence that also cites a tracked claim: a ``{{claim:ID}}`` in the Markdown, the claim's printed sentence and
-marker in the DOCX. Text that is a label (backticks, the plan's quoted words) or that the renderer filled in itself
-(a claim's own sentence says "rising") is never searched. Two cited claims that ``claims.contradictions`` pairs
-cannot both be printed. The renderer refuses both cases and the audit flags them as E, by these same functions, so
-a report that rendered never fails its audit on them.
+a sentence that also cites a tracked claim backing it (``claims.phrases.phrase_backed_by``: the same kind, and a
+verdict that says what the phrase says, so "is rising" beside a ``no_clear_trend`` claim is refused): a
+``{{claim:ID}}`` in the Markdown, the claim's printed sentence and marker in the DOCX. Text that is a label
+(backticks, the plan's quoted words) or that the renderer filled in itself (a claim's own sentence says "rising") is
+never searched. Two cited claims that ``claims.contradictions`` pairs cannot both be printed. The renderer refuses
+both cases and the audit flags them as E, by these same functions.
 """
 
 from __future__ import annotations
@@ -17,11 +18,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from insightloom.claims.contradictions import contradictions
-from insightloom.claims.phrases import find_claim_phrases, phrase_kind
+from insightloom.claims.phrases import find_claim_phrases, phrase_backed_by, phrase_kind
 from insightloom.report.calcinfo import CalcInfo
 
 __all__ = [
     "SENTENCE_END_RE",
+    "CitedClaim",
     "PhraseHit",
     "claim_hints",
     "contradicting",
@@ -33,6 +35,20 @@ __all__ = [
 SENTENCE_END_RE = re.compile(r"(?<=[.!?\u3002])\s+")
 Span = tuple[int, int]
 _HINT_LIMIT = 8
+
+
+@dataclass(frozen=True)
+class CitedClaim:
+    """A claim printed in the searched text: where, and what it says (its kind and the verdict the Validator saw)."""
+
+    span: Span
+    kind: str
+    verdict: str
+
+    @classmethod
+    def of(cls, span: Span, info: CalcInfo | None) -> CitedClaim:
+        record = info.record if info is not None else {}
+        return cls(span, str(record.get("claim_kind") or ""), str(info.value if info is not None else ""))
 
 
 @dataclass(frozen=True)
@@ -66,24 +82,24 @@ def _overlaps(spans: Iterable[Span], lo: int, hi: int) -> bool:
     return any(a < hi and lo < b for a, b in spans)
 
 
-def unsupported_phrases(text: str, *, claims: Sequence[Span], protected: Sequence[Span] = ()) -> list[PhraseHit]:
-    """The claim phrases of printed ``text`` in sentences that cite no claim.
+def unsupported_phrases(text: str, *, claims: Sequence[CitedClaim], protected: Sequence[Span] = ()) -> list[PhraseHit]:
+    """The claim phrases of printed ``text`` that no claim cited in their sentence backs.
 
     Args:
         text: The text as the DOCX prints it (references filled in, markup removed).
-        claims: The spans of the claims printed in it (their sentence and marker): a sentence touching one is
-            supported.
+        claims: The claims printed in it (their sentence and marker, kind and verdict): a phrase in a sentence
+            touching one that backs it (:func:`~insightloom.claims.phrases.phrase_backed_by`) is supported.
         protected: Spans never searched: labels (backticks, the plan's quoted words) and the values the renderer
-            filled in.
+            filled in (a claim's own sentence).
     """
     hits = []
     for lo, hi in sentence_spans(text):
-        if _overlaps(claims, lo, hi):
-            continue
+        cited = [claim for claim in claims if _overlaps([claim.span], lo, hi)]
         for match in find_claim_phrases(text[lo:hi]):
             start, end = lo + match.start(), lo + match.end()
-            if not _overlaps(protected, start, end):
-                hits.append(PhraseHit(match.group(0), phrase_kind(match), start, (lo, hi)))
+            if _overlaps(protected, start, end) or any(phrase_backed_by(match, c.kind, c.verdict) for c in cited):
+                continue
+            hits.append(PhraseHit(match.group(0), phrase_kind(match), start, (lo, hi)))
     return hits
 
 

@@ -8,10 +8,11 @@ LibreOffice opens the paths it is given and follows links, and the job folder ho
 never sees the job folder: the DOCX is copied through ``fileio`` (no link followed, a regular file) into a private
 temporary folder, converted there, and the PDF is written back into the job through ``fileio`` too.
 
-The PDF is also how the report's layout is checked (the references appendix takes at most a quarter of the pages,
+The page tests check the report's layout on this PDF (the references appendix takes at most a quarter of the pages,
 no table row alone on a page): :func:`page_texts` reads each page's text and :func:`image_pages` the page of each
 picture, with poppler's ``pdftotext`` and ``pdfimages`` (poppler-utils), and :func:`appendix_pages` counts the pages
-from the appendix heading to the end.
+from the appendix heading to the end. Poppler, too, reads only a private copy of the PDF. Every copy is capped at
+``fileio.MAX_READ_BYTES``.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from ..fileio import open_regular, write_chunks_atomic
+from ..fileio import MAX_READ_BYTES, open_regular, write_chunks_atomic
 
 logger = logging.getLogger(__name__)
 
@@ -74,8 +75,9 @@ def docx_to_pdf(docx: Path, *, timeout: float = 120.0) -> Path | None:
 
 
 def _copy(src: Path, src_dir: Path, dest: Path, dest_dir: Path) -> None:
-    """Copy a regular file between the job folder and the private folder, never through a link in either."""
-    with open_regular(src, beneath=src_dir) as (handle, _):
+    """Copy a regular file between the job folder and the private folder, never through a link in either (at most
+    ``MAX_READ_BYTES``: a planted sparse file of many GB is refused, not streamed)."""
+    with open_regular(src, beneath=src_dir, max_bytes=MAX_READ_BYTES) as (handle, _):
         write_chunks_atomic(dest, iter(lambda: handle.read(_CHUNK), b""), beneath=dest_dir)
 
 
@@ -106,17 +108,23 @@ def _convert(exe: str, docx: Path, profile: Path, timeout: float) -> Path | None
     return pdf
 
 
-def _poppler(tool: str, *args: str) -> str:
-    """Run a poppler tool and return its standard output.
+def _poppler(tool: str, pdf: Path, *args: str) -> str:
+    """Run a poppler tool on a private copy of ``pdf`` (``{pdf}`` in ``args``) and return its standard output.
 
     Raises:
-        FileNotFoundError: The tool is not installed (the message names the package).
+        FileNotFoundError: The tool is not installed (the message names the package), or there is no PDF.
+        UnsafePathError: The PDF is a link, not a regular file, or too large.
         subprocess.CalledProcessError: It failed on the PDF.
     """
     exe = shutil.which(tool)
     if exe is None:
         raise FileNotFoundError(f"{tool} is not installed; to read a PDF's pages: {POPPLER_HINT}")
-    done = subprocess.run([exe, *args], capture_output=True, check=True, timeout=_POPPLER_TIMEOUT_S)
+    pdf = Path(pdf)
+    with tempfile.TemporaryDirectory(prefix="insightloom-pdf-") as private:
+        copy = Path(private) / "report.pdf"
+        _copy(pdf, pdf.parent, copy, Path(private))
+        command = [exe, *(str(copy) if arg == "{pdf}" else arg for arg in args)]
+        done = subprocess.run(command, capture_output=True, check=True, timeout=_POPPLER_TIMEOUT_S)
     return done.stdout.decode("utf-8", errors="replace")
 
 
@@ -127,7 +135,7 @@ def page_texts(pdf: Path) -> list[str]:
         FileNotFoundError: ``pdftotext`` is not installed.
         subprocess.CalledProcessError: It cannot read the PDF.
     """
-    pages = _poppler("pdftotext", "-enc", "UTF-8", str(pdf), "-").split("\f")
+    pages = _poppler("pdftotext", pdf, "-enc", "UTF-8", "{pdf}", "-").split("\f")
     return pages[:-1] if pages and not pages[-1].strip() else pages  # the text after the last form feed
 
 
@@ -139,7 +147,7 @@ def image_pages(pdf: Path) -> list[int]:
         FileNotFoundError: ``pdfimages`` is not installed.
         subprocess.CalledProcessError: It cannot read the PDF.
     """
-    rows = [line.split() for line in _poppler("pdfimages", "-list", str(pdf)).splitlines()[2:]]
+    rows = [line.split() for line in _poppler("pdfimages", pdf, "-list", "{pdf}").splitlines()[2:]]
     return [int(row[0]) for row in rows if len(row) > 2 and row[0].isdigit() and row[2] == "image"]
 
 

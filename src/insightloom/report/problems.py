@@ -143,6 +143,9 @@ def _fix(problem: dict[str, Any]) -> str:
         return f"{ref} cannot be checked (citations.json is missing: run validation first)"
     if status == "malformed":
         return f"{ref} has a claim kind or verdict the claims table does not know: drop the sentence citing it"
+    if status == "stale":
+        return (f"{ref} changed in calculation_metadata.json after it was verified: run validation again "
+                "(insightloom verify JOB), or drop the sentence citing it")  # fmt: skip
     dropped = "verdict" if what == "claim" else "value"
     return f"{ref} has status '{status}' and cannot be printed: drop the {dropped}, or the claim that needs it"
 

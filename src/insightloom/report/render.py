@@ -42,7 +42,7 @@ from insightloom.fonts import INSTALL_HINT, find_cjk_font
 from insightloom.report import docx_build as build
 from insightloom.report.appendix import appendix_groups, first_sections, is_trivial
 from insightloom.report.calcinfo import CalcInfo, load_calc_info
-from insightloom.report.claim_rules import claim_hints, contradicting, unsupported_phrases
+from insightloom.report.claim_rules import CitedClaim, claim_hints, contradicting, unsupported_phrases
 from insightloom.report.labels import Labels, is_label_cell, load_labels, section_number_spans, uncited_claims
 from insightloom.report.limitations import with_limitations
 from insightloom.report.markdown_blocks import Block, parse_markdown, plain_text, plain_text_map
@@ -361,14 +361,14 @@ class _Printed:
         labels: Spans of the label runs (backticks).
         cited: Spans the renderer filled in (``<value> [N]``, a claim's ``<sentence> [N]`` too).
         source: For each character of ``text``, its offset in the Markdown.
-        claims: The spans among ``cited`` that are claims.
+        claims: The claims among ``cited``: span, kind and verdict.
     """
 
     text: str
     labels: list[tuple[int, int]]
     cited: list[tuple[int, int]]
     source: list[int]
-    claims: list[tuple[int, int]] = field(default_factory=list)
+    claims: list[CitedClaim] = field(default_factory=list)
 
 
 def _runs(flags: list[int], offsets: list[int], wanted: set[int]) -> list[tuple[int, int]]:
@@ -389,19 +389,26 @@ _TEXT, _NUMBER, _CLAIM = 0, 1, 2
 
 def _printed(markdown: str, fill: _Filler) -> _Printed:
     filled, origin, flags = "", [], []
+    claim_ids: list[str] = []  # the flag of the k-th claim reference is _CLAIM + k
     last = 0
     for match in ANY_REF_RE.finditer(markdown):
         value = fill.value(match.group(2))
         filled += markdown[last : match.start()] + value
         origin += [*range(last, match.start()), *[match.start()] * len(value)]
-        flag = _CLAIM if match.group(1) == "claim" else _NUMBER
+        flag = _NUMBER
+        if match.group(1) == "claim":
+            flag = _CLAIM + len(claim_ids)
+            claim_ids.append(match.group(2))
         flags += [_TEXT] * (match.start() - last) + [flag] * len(value)
         last = match.end()
     filled += markdown[last:]
     origin += range(last, len(markdown))
     flags += [_TEXT] * (len(markdown) - last)
     text, labels, offsets = plain_text_map(filled)
-    cited, claims = _runs(flags, offsets, {_NUMBER, _CLAIM}), _runs(flags, offsets, {_CLAIM})
+    claim_flags = {_CLAIM + k for k in range(len(claim_ids))}
+    cited = _runs(flags, offsets, {_NUMBER, *claim_flags})
+    claims = [CitedClaim.of(span, fill.calcs.get(calc_id)) for k, calc_id in enumerate(claim_ids)
+              for span in _runs(flags, offsets, {_CLAIM + k})]  # fmt: skip
     return _Printed(text, labels, cited, [origin[at] for at in offsets], claims)
 
 

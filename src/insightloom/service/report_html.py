@@ -26,7 +26,7 @@ import posixpath
 import re
 import tempfile
 from collections.abc import Callable, Collection, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -34,6 +34,7 @@ from typing import Any
 from markdown_it import MarkdownIt
 
 from ..calc_refs import ANY_REF_RE
+from ..errors import ValidationError
 from ..fileio import write_chunks_atomic
 from ..report.calcinfo import CalcInfo, load_calc_info
 from ..report.limitations import PLAN_FILE, with_limitations
@@ -157,12 +158,29 @@ def _chart(path: str, source: ReportSource) -> str | None:
     return normal if normal in source.files else None
 
 
+#: The most the page reads of one job file (scripts write the sidecars and citations; a page is no download).
+MAX_REPORT_FILE_BYTES = 16 * 1024 * 1024
+
+
+def _bounded(source: ReportSource) -> ReportSource:
+    """``source`` reading each file once, and a file above :data:`MAX_REPORT_FILE_BYTES` as missing."""
+    seen: dict[str, bytes | None] = {}
+
+    def read(name: str) -> bytes | None:
+        if name not in seen:
+            data = source.read(name)
+            seen[name] = data if data is None or len(data) <= MAX_REPORT_FILE_BYTES else None
+        return seen[name]
+
+    return replace(source, read=read)
+
+
 def _sidecar(chart: str, source: ReportSource) -> dict[str, Any]:
     name = posixpath.splitext(chart)[0] + ".json"
     raw = _text(source.read(name)) if name in source.files else None
     try:
         data = json.loads(raw) if raw else {}
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # a script wrote it: broken or nested thousands deep reads as no sidecar
         return {}
     return data if isinstance(data, dict) else {}
 
@@ -295,10 +313,12 @@ def report_html(source: ReportSource) -> str | None:
         source: The job's files and the URL its artifacts are served from.
 
     Raises:
-        ValidationError: citations.json is malformed (the report would be refused to render too).
+        ValidationError: citations.json is malformed (the report would be refused to render too). A file above
+            :data:`MAX_REPORT_FILE_BYTES` reads as missing.
     """
     if DOCX_NAME not in source.files or MARKDOWN_NAME not in source.files:
         return None
+    source = _bounded(source)
     markdown = _text(source.read(MARKDOWN_NAME))
     if markdown is None:
         return None
@@ -306,7 +326,11 @@ def report_html(source: ReportSource) -> str | None:
     with tempfile.TemporaryDirectory(prefix="insightloom-report-") as tmp:
         folder = Path(tmp)
         _snapshot(source, folder)
-        calcs = load_calc_info(folder, required=False)
+        try:
+            calcs = load_calc_info(folder, required=False)
+        except RecursionError as exc:  # JSON nested too deep for the parser: the report cannot be filled in
+            raise ValidationError(f"{CITATIONS_FILE} or {METADATA_FILE} is nested too deeply to read",
+                                  "run validation again (insightloom verify JOB) to rewrite them") from exc  # fmt: skip
         title, blocks = _title_and_blocks(markdown)
         blocks = with_limitations(blocks, folder, is_korean(markdown))
         fill = _Filler(calcs, language)

@@ -113,7 +113,7 @@ def _statements(text: str) -> int:
 
 
 #: A check must read something; a wrong view name still gets DuckDB's own "does not exist" message.
-_READS_RE = re.compile(r"\b(?:FROM|JOIN)\b", re.IGNORECASE)
+READS_RE = re.compile(r"\b(?:FROM|JOIN)\b", re.IGNORECASE)
 
 
 def reads_no_table(names: Sequence[str]) -> str:
@@ -271,7 +271,7 @@ def run_checks(
     names = sorted(views)
     for index, raw in enumerate(checks):
         sql, error = clean_check(raw)
-        if not error and not _READS_RE.search(sql):
+        if not error and not READS_RE.search(sql):
             error = reads_no_table(names)
         if error:
             outcomes[index] = CheckOutcome(error=error)

@@ -34,7 +34,14 @@ from insightloom.claims.stats import (
     two_groups,
 )
 from insightloom.claims.table import KINDS, kind_of, threshold
-from insightloom.validation.checks import ConnectionFactory, clean_check, duckdb_message, open_connection
+from insightloom.validation.checks import (
+    READS_RE,
+    ConnectionFactory,
+    clean_check,
+    duckdb_message,
+    open_connection,
+    reads_no_table,
+)
 from insightloom.validation.jobfiles import CachedTable
 
 logger = logging.getLogger(__name__)
@@ -49,6 +56,19 @@ def is_stat_check(calc: Mapping[str, Any]) -> bool:
     """Whether the record's check is a statistical check (``stat:<test>``) rather than SQL."""
     check = calc.get("check")
     return isinstance(check, str) and check.strip().lower().startswith(STAT_PREFIX)
+
+
+#: Why a claim record whose check is not its statistical test is never verified (SQL or LLM re-computation checks a
+#: number; a claim's verdict and evidence are re-computed only by the test).
+CLAIM_NEEDS_STAT = (
+    "a claim is verified only by re-computing its statistical test; track it with track_claim, which records the "
+    "check 'stat:<kind>', not with a SQL check or none"
+)
+
+
+def is_claim_without_test(calc: Mapping[str, Any]) -> bool:
+    """Whether a ``kind: "claim"`` record lacks its ``stat:<test>`` check (it can never be verified)."""
+    return calc.get("kind") == "claim" and not is_stat_check(calc)
 
 
 @dataclass
@@ -330,6 +350,9 @@ def compare(record: Mapping[str, Any], verdict: Verdict) -> ClaimOutcome:
             problems.append(f"evidence {key!r} is missing (the re-computation gives {value!r})")
         elif not figures_match(evidence[key], value):
             problems.append(f"{key} {evidence[key]!r} but the re-computation gives {value!r}")
+    extra = sorted(set(evidence) - set(verdict.evidence))
+    if extra:  # the sentence would print figures (or names) nothing re-computed
+        problems.append(f"evidence {', '.join(map(repr, extra))} is not the test's; track the claim with track_claim")
     reason = f"{MISMATCH} {'; '.join(problems)}" if problems else ""
     return ClaimOutcome(not problems, verdict.verdict, dict(verdict.evidence), reason)
 
@@ -348,15 +371,26 @@ def claim_spec(record: Mapping[str, Any]) -> tuple[str, str, dict[str, Any]] | s
     return name, str(test["sql"]), dict(params_of(record))
 
 
-def fetch_rows(con: Any, sql: str) -> list[tuple[Any, ...]] | str:
-    """The rows of a claim's ``test.sql`` on an open check connection, or DuckDB's error (one line)."""
+#: The most input rows a claim's test.sql may return: row-level inputs of a big table fit, a runaway join does not.
+MAX_CLAIM_ROWS = 2_000_000
+
+
+def fetch_rows(con: Any, sql: str, views: Sequence[str] = ()) -> list[tuple[Any, ...]] | str:
+    """The rows of a claim's ``test.sql`` on an open check connection (at most :data:`MAX_CLAIM_ROWS`), or why
+    they cannot be read: DuckDB's error (one line), SQL that reads no table, or too many rows."""
     text, error = clean_check(sql)
+    if not error and not READS_RE.search(text):
+        error = reads_no_table(list(views))
     if error:
-        return error.replace("a check", "a claim's test.sql")
+        return error.replace("a check", "a claim's test.sql").replace("the check", "the claim's test.sql")
     try:
-        return [tuple(row) for row in con.execute(text).fetchall()]
+        rows = con.execute(text).fetchmany(MAX_CLAIM_ROWS + 1)
     except Exception as exc:  # duckdb.Error and friends: the claim cannot be re-computed, never a crash
         return f"the test.sql failed in DuckDB: {duckdb_message(exc)}"
+    if len(rows) > MAX_CLAIM_ROWS:
+        return (f"the test.sql returns more than {MAX_CLAIM_ROWS:,} rows; aggregate in SQL first (one row per period "
+                "for a trend, group totals for a concentration) or sample the rows")  # fmt: skip
+    return [tuple(row) for row in rows]
 
 
 def verify_claims(
@@ -384,7 +418,7 @@ def verify_claims(
                 outcomes.append(ClaimOutcome(False, reason=spec))
                 continue
             name, sql, params = spec
-            rows = fetch_rows(con, sql)
+            rows = fetch_rows(con, sql, sorted(views))
             if isinstance(rows, str):
                 outcomes.append(ClaimOutcome(False, reason=rows))
                 continue
@@ -396,5 +430,5 @@ def verify_claims(
             outcomes.append(compare(record, verdict))
     finally:
         con.close()
-    logger.info("re-computed %d claim(s) with SciPy", len(records))
+    logger.info("re-computed %d claim(s) with %s", len(records), "SciPy" if test is recompute else "NumPy")
     return outcomes

@@ -18,11 +18,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from insightloom.claims.records import params_of
 from insightloom.errors import ValidationError
 from insightloom.fileio import write_json, write_text_atomic
 from insightloom.timeutil import utc_now
 from insightloom.validation.checks import ConnectionFactory, run_checks
-from insightloom.validation.claim_checks import is_stat_check, verify_claims
+from insightloom.validation.claim_checks import CLAIM_NEEDS_STAT, is_claim_without_test, is_stat_check, verify_claims
 from insightloom.validation.compare import json_safe, values_match
 from insightloom.validation.jobfiles import (
     CITATIONS_FILE,
@@ -135,8 +136,11 @@ def describe_candidate(calc_id: str, detail: Mapping[str, Any]) -> str:
 
 
 def _entry(calc: Mapping[str, Any], previous: Mapping[str, Any] | None) -> dict[str, Any]:
-    # A claim's kind and evidence travel with it: the Reporter orders the summary by them (claims.lead.lead_order).
+    # A claim's kind, evidence and params travel with it: the Reporter orders the summary by them
+    # (claims.lead.lead_order), and the renderer prints only the sentence the Validator saw (report.calcinfo).
     claim = {k: calc[k] for k in ("kind", "claim_kind", "evidence") if k in calc} if calc.get("kind") == "claim" else {}
+    if claim:
+        claim["params"] = dict(params_of(calc))
     return claim | {
         "citation_id": (previous or {}).get("citation_id"),
         "calculation_id": str(calc["id"]),
@@ -267,7 +271,10 @@ def validate_job(job_dir: Path, *, connection_factory: ConnectionFactory | None 
     previous = _previous_entries(job_dir)
     entries = [_entry(calc, previous.get(str(calc["id"]))) for calc in calcs]
     claimed = [i for i, calc in enumerate(calcs) if is_stat_check(calc)]
-    checked = [i for i, calc in enumerate(calcs) if has_check(calc) and not is_stat_check(calc)]
+    untested = [i for i, calc in enumerate(calcs) if is_claim_without_test(calc)]
+    checked = [i for i, calc in enumerate(calcs) if has_check(calc) and not is_stat_check(calc) and i not in untested]
+    for index in untested:
+        entries[index].update(verification_status=NEEDS_REVIEW, reason=CLAIM_NEEDS_STAT)
     started = time.perf_counter()
     views = load_views(job_dir) if checked or claimed else {}
     checks = [calcs[i]["check"] for i in checked]
@@ -334,6 +341,8 @@ def record_llm_verification(job_dir: Path, results: Mapping[str, object]) -> Val
         calc = by_id.get(str(calc_id))
         if calc is None:
             rejected[str(calc_id)] = "no tracked calculation has this id"
+        elif calc.get("kind") == "claim":
+            rejected[str(calc_id)] = CLAIM_NEEDS_STAT
         elif has_check(calc):
             rejected[str(calc_id)] = "it has a SQL check; the check result stands"
         elif str(calc_id) not in selected:

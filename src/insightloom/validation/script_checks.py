@@ -17,7 +17,14 @@ from typing import Any
 
 from insightloom.claims.stats import run_test
 from insightloom.validation.checks import CheckOutcome, run_checks
-from insightloom.validation.claim_checks import MISMATCH, ClaimOutcome, is_stat_check, verify_claims
+from insightloom.validation.claim_checks import (
+    CLAIM_NEEDS_STAT,
+    MISMATCH,
+    ClaimOutcome,
+    is_claim_without_test,
+    is_stat_check,
+    verify_claims,
+)
 from insightloom.validation.compare import as_number, values_match
 from insightloom.validation.jobfiles import load_views
 
@@ -159,18 +166,22 @@ def run_script_checks(job_dir: Path, records: Sequence[Mapping[str, Any]]) -> tu
             longer the file intake wrote (see :func:`~insightloom.validation.jobfiles.load_views`).
     """
     views = load_views(Path(job_dir), warn_unrecorded=False)
-    claims = [r for r in records if is_stat_check(r)]  # "stat:<test>": re-computed with SciPy, not run as SQL
-    numbers = [r for r in records if not is_stat_check(r)]
+    claims = [r for r in records if is_stat_check(r)]  # "stat:<test>": the test re-run on its SQL, not SQL alone
+    untested = [r for r in records if is_claim_without_test(r)]
+    numbers = [r for r in records if not is_stat_check(r) and r not in untested]
     # The Validator's own batching and connection setup, so a check that passes here runs the same way there.
     outcomes, _queries = run_checks([str(r["check"]) for r in numbers], views)
     failures = [f for r, o in zip(numbers, outcomes, strict=True) if (f := explain(r, o, list(views))) is not None]
+    failures += [CheckFailure(str(r.get("id")), r.get("value"), None, CLAIM_NEEDS_STAT,
+                              "a claim record without its statistical test", "track it with track_claim(kind, ...)")
+                 for r in untested]  # fmt: skip
     if claims:
         failures += claim_failures(claims, verify_claims(claims, views, test=run_test))
     return len(records) - len(failures), failures
 
 
 def claim_failures(records: Sequence[Mapping[str, Any]], outcomes: Sequence[ClaimOutcome]) -> list[CheckFailure]:
-    """The claims whose SciPy re-computation from their SQL disagrees, each with its cause and fix."""
+    """The claims whose re-computation from their SQL disagrees, each with its cause and fix."""
     failures = []
     for record, outcome in zip(records, outcomes, strict=True):
         if outcome.verified:

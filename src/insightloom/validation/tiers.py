@@ -58,7 +58,7 @@ def select_for_llm(calcs: Sequence[dict[str, Any]]) -> list[str]:
     taken = {"high": 0, "medium": 0, "low": 0}
     selected: list[str] = []
     for calc in calcs:
-        if has_check(calc):
+        if has_check(calc) or calc.get("kind") == "claim":  # a claim is re-computed by its test, never by an LLM
             continue
         importance = str(calc.get("importance", "low")).lower()
         if importance not in quota:

@@ -381,10 +381,12 @@ def chart_findings(report: Report) -> list[Finding]:
 
 def lead_measure(report: Report) -> str | None:
     """The first measure the report aggregates, in the order its verified numbers and claims are printed (a claim
-    leads with the measure its test is about: a driver claim of ``survived`` by ``sex``)."""
+    leads with the measure its test is about: a driver claim of ``survived`` by ``sex``, a correlation's ``x``)."""
     for _, calc in report.cited:
         if calc.get("kind") == "claim":
-            measure = str(((calc.get("test") or {}).get("params") or {}).get("measure") or "")
+            params = (calc.get("test") or {}).get("params") or {}
+            # a correlation leads with its first variable (x); every other claim with its measure
+            measure = str(params.get("x") if calc.get("claim_kind") == "correlation" else params.get("measure"))
             if measure in report.columns:
                 return measure
             continue

@@ -170,3 +170,17 @@ def test_a_clean_linear_relationship_is_strong_positive(tmp_path: Path, monkeypa
     claim = _correlation(job)
     assert claim["value"] == "strong_positive"
     assert claim["test"]["params"]["x"] == "units" and claim["test"]["params"]["y"] == "revenue"
+
+
+def test_sentinel_codes_in_both_columns_never_make_a_correlation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rng = np.random.default_rng(11)
+    x, y = rng.normal(50, 10, 1000), rng.normal(20, 5, 1000)
+    x[:30], y[:30] = 99999, 99999  # 30 rows coded "unknown" in both: with them r is about 1
+    job = _job(tmp_path, monkeypatch, pd.DataFrame({"spend": x, "visits": y}))
+    run_correlation(AnalysisSpec("correlation", measures=("spend", "visits")))
+    flush_checks()  # the SQL checks leave the codes out too, or they would not reproduce the values
+    claim = claims(job)["claim_corr_spend_visits"]
+    assert claim["evidence"]["n"] == 970 and abs(claim["evidence"]["r"]) < 0.2
+    assert claim["value"] == "negligible"

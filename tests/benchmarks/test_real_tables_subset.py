@@ -278,3 +278,14 @@ def test_a_report_that_leads_with_a_claim_leads_with_the_claims_measure(tmp_path
                     table=[["sex", "Total age"], ["all", "{age_total}"]])  # fmt: skip
     assert "wrong_headline" not in kinds(job, {"lead": ["survived"]})
     assert kinds(job, {"lead": ["age"]})["wrong_headline"] == ["survived"]
+
+
+def test_a_report_that_leads_with_a_correlation_leads_with_its_first_variable(tmp_path: Path) -> None:
+    claim = {"id": "claim_corr_price_carat", "kind": "claim", "claim_kind": "correlation", "value": "strong_positive",
+             "printed": "strong positive correlation between price and carat", "source_columns": ["price", "carat"],
+             "test": {"params": {"measure": "carat", "by": "price", "x": "price", "y": "carat"}}}  # fmt: skip
+    calcs = [claim, sum_calc("carat_total", "carat", 10), {"id": "rows", "value": 30, "unit": "count", "check": "x"}]
+    job = clean_job(tmp_path / "job", calcs=calcs, columns=[measure("price"), measure("carat")],
+                    paragraphs=["Checked: {claim_corr_price_carat}; carats add up to {carat_total}."],
+                    table=[["cut", "Total carat"], ["all", "{carat_total}"]])  # fmt: skip
+    assert kinds(job, {"lead": ["carat"]})["wrong_headline"] == ["price"]

@@ -633,6 +633,20 @@ def track_change(
                        "(last - first) / first * 100", table.view, columns, importance, check, "%")  # fmt: skip
 
 
+def measured_pair(view: str | None, x: str, y: str) -> tuple[pd.DataFrame, str, str]:
+    """The rows where both ``x`` and ``y`` hold a value (sentinel codes left out, like every mean), and the SQL of
+    each column as the check reads it (:func:`measured_sql`): a few rows coded 99999 in both would fake r = 1."""
+    fx, fy = column_facts(view, x), column_facts(view, y)
+    data = frame(view)
+    pair = pd.DataFrame({x: measured(data[x], fx), y: measured(data[y], fy)}).dropna()
+    return pair, measured_sql(fx), measured_sql(fy)
+
+
+def _pair_without_words(view: str | None, x: str, y: str) -> str:
+    codes = sorted({*column_facts(view, x).sentinels, *column_facts(view, y).sentinels})
+    return ("  # without the code(s) " + ", ".join(f"{code:.15g}" for code in codes)) if codes else ""
+
+
 def track_corr(
     view: str | None,
     x: str,
@@ -648,11 +662,11 @@ def track_corr(
         ValueError: Fewer than 3 such rows, or a column that does not vary (no correlation exists).
     """
     table = table_of(view)
-    pair = frame(view)[[x, y]].apply(numeric).dropna()
+    pair, sql_x, sql_y = measured_pair(view, x, y)
     coef = float(pair[x].corr(pair[y])) if len(pair) >= 3 else float("nan")
     if math.isnan(coef):
         raise ValueError(f"track_corr({calc_id!r}): {x!r} and {y!r} do not vary over enough rows for a correlation")
-    check = f"SELECT corr({dbl(x)}, {dbl(y)}) FROM {qi(table.view)}"
-    formula = f"df[{x!r}].corr(df[{y!r}])  # Pearson"
+    check = f"SELECT corr({sql_x}, {sql_y}) FROM {qi(table.view)}"
+    formula = f"df[{x!r}].corr(df[{y!r}])  # Pearson" + _pair_without_words(view, x, y)
     text = description or f"Pearson correlation of {x} and {y}"
     return track_value(calc_id, coef, text, formula, table.view, [x, y], importance, check, None, 2)

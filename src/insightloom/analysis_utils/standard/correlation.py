@@ -17,9 +17,9 @@ from insightloom.analysis_utils.charts import draw_scatter, save_chart
 from insightloom.analysis_utils.claims import track_claim
 from insightloom.analysis_utils.numbers_text import compact_axis
 from insightloom.analysis_utils.result_notes import append_result
-from insightloom.analysis_utils.sql import dbl, qi
+from insightloom.analysis_utils.sql import qi
 from insightloom.analysis_utils.standard._common import Context, context, plain, stem
-from insightloom.analysis_utils.trackers import column_facts, frame, numeric, require, track_corr, track_value
+from insightloom.analysis_utils.trackers import column_facts, measured_pair, require, track_corr, track_value
 
 logger = logging.getLogger(__name__)
 
@@ -36,11 +36,11 @@ def run_correlation(spec: AnalysisSpec, *, language: str = "en") -> None:
     for name in (x, y):
         require(column_facts(ctx.view, name), "mean")
     prefix = ctx.prefix + f"corr_{stem(ctx.table, x)}_{stem(ctx.table, y)}"
-    pair = frame(ctx.view)[[x, y]].apply(numeric).dropna()
+    pair, sql_x, sql_y = measured_pair(ctx.view, x, y)
     tx, r = ctx.tx, {"x": x, "y": y}
+    both = f"({sql_x}) IS NOT NULL AND ({sql_y}) IS NOT NULL"
     r["n"] = track_value(prefix + "_n", len(pair), tx["d_n"].format(x=x, y=y), "rows where both values are present",
-                         ctx.view, [x, y], "low",
-                         f"SELECT COUNT(*) FROM {qi(ctx.view)} WHERE {qi(x)} IS NOT NULL AND {qi(y)} IS NOT NULL",
+                         ctx.view, [x, y], "low", f"SELECT COUNT(*) FROM {qi(ctx.view)} WHERE {both}",
                          "count")  # fmt: skip
     coef = float(pair[x].corr(pair[y])) if len(pair) >= 3 else float("nan")
     if coef != coef:  # NaN: a constant column or too few rows
@@ -48,19 +48,19 @@ def run_correlation(spec: AnalysisSpec, *, language: str = "en") -> None:
     else:
         r["r"] = track_corr(ctx.view, x, y, prefix + "_r", tx["d_r"].format(x=x, y=y))
         r["r2"] = track_value(prefix + "_r2", coef**2 * 100, tx["d_r2"].format(x=x, y=y), "r ** 2 * 100", ctx.view,
-                              [x, y], "medium", f"SELECT 100 * power(corr({dbl(x)}, {dbl(y)}), 2) FROM {qi(ctx.view)}",
+                              [x, y], "medium", f"SELECT 100 * power(corr({sql_x}, {sql_y}), 2) FROM {qi(ctx.view)}",
                               "%")  # fmt: skip
-        findings = [tx["r"].format(**r), _claim(ctx, prefix, pair)]
+        findings = [tx["r"].format(**r), _claim(ctx, prefix, pair, sql_x, sql_y)]
     chart = _chart(ctx, prefix, pair[x], pair[y])
     append_result(tx["title"].format(x=x, y=y), plan_item=ctx.plan_item, findings=findings, charts=[chart])
     logger.debug("correlation %s over %d rows", prefix, len(pair))
 
 
-def _claim(ctx: Context, prefix: str, pair: pd.DataFrame) -> str:
+def _claim(ctx: Context, prefix: str, pair: pd.DataFrame, sql_x: str, sql_y: str) -> str:
     """The correlation claim over the rows where both values are present; the finding that cites it."""
     x, y = ctx.spec.measures[:2]
-    both = f"{qi(x)} IS NOT NULL AND {qi(y)} IS NOT NULL"
-    sql = f"SELECT {dbl(x)} AS x, {dbl(y)} AS y FROM {qi(ctx.view)} WHERE {both}"
+    both = f"({sql_x}) IS NOT NULL AND ({sql_y}) IS NOT NULL"
+    sql = f"SELECT {sql_x} AS x, {sql_y} AS y FROM {qi(ctx.view)} WHERE {both}"
     ref = track_claim(
         "correlation",
         "claim_" + prefix,

@@ -38,11 +38,13 @@ def test_trend_verdicts(values: list[float], verdict: str) -> None:
 
 
 def test_trend_evidence_volatility_figures() -> None:
-    result = run_test("trend", _column([100, 200, 100, 200]), {})
-    assert result.evidence["n"] == 4
+    values = [100, 200, 100, 200, 150]
+    result = run_test("trend", _column(values), {})
+    assert result.evidence["n"] == 5
     assert result.evidence["largest_swing"] == pytest.approx(100 / 150 * 100)
-    assert result.evidence["cv"] == pytest.approx(np.std([100, 200, 100, 200], ddof=1) / 150 * 100)
+    assert result.evidence["cv"] == pytest.approx(np.std(values, ddof=1) / 150 * 100)
     assert result.verdict == "volatile"
+    assert run_test("trend", _column([1, 2, 3, 4]), {}).verdict == "no_clear_trend"  # 4 periods: exact p is 0.083
 
 
 def test_kendall_matches_scipy_with_ties() -> None:

@@ -44,7 +44,7 @@ TREND = ClaimKind(
     "largest period-to-period swing",
     inputs=("v",),
     evidence=("n", "tau", "p_value", "slope", "cv", "largest_swing"),
-    thresholds={"min_periods": 4, "p_value": 0.05, "volatile_cv": 30.0, "volatile_swing": 50.0},
+    thresholds={"min_periods": 5, "p_value": 0.05, "volatile_cv": 30.0, "volatile_swing": 50.0},
     wording={
         "rising": {
             "en": "rising: the {period_adj} {series} grow by {slope} per {period} "

@@ -353,7 +353,8 @@ def tie_findings(report: Report) -> list[Finding]:
             continue
         label = rows[0][0].strip()
         for sentence in sentences:
-            words = re.sub(r"\[\d+\]", "", sentence)  # a citation marker "[10]" is no label "10"
+            # a citation marker "[10]" or a caption's "Figure 1:" is no label "10" or "1"
+            words = re.sub(r"\[\d+\]|^(?:Figure|Table|그림|표)\s*\d+\s*[:.]", "", sentence)
             if label and label in words and LARGEST_WORDS.search(words) and not TIE_WORDS.search(words):
                 findings.append(Finding("tie_misreported", label, f"tied with {rows[1][0].strip()!r} at {rows[0][1]}"))
                 break

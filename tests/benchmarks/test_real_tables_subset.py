@@ -198,6 +198,10 @@ def test_a_tie_called_the_largest_group_is_misreported(tmp_path: Path) -> None:
     assert kinds(job)["tie_misreported"] == ["North"]
     named = clean_job(tmp_path / "named", calcs=calcs, table=table, paragraphs=["North and South tie at {a}."])
     assert "tie_misreported" not in kinds(named)
+    numbered = [["year", "Total"], ["1", "{a}"], ["2", "{b}"], ["3", "{c}"]]  # "Figure 1" names no group "1"
+    caption = clean_job(tmp_path / "caption", calcs=calcs, table=numbered,
+                        paragraphs=["Figure 1: Revenue by year, all groups, largest first."])  # fmt: skip
+    assert "tie_misreported" not in kinds(caption)
 
 
 def test_a_citation_marker_is_no_group_label(tmp_path: Path) -> None:

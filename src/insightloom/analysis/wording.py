@@ -430,8 +430,8 @@ DESCRIPTIONS: dict[str, dict[str, dict[str, str]]] = {
             "d_bottom": "{by} group with the lowest {what}",
             "d_bottom_value": "{what} of the lowest {by} group",
             "d_driver": "How much of the variation in {m} {by} explains, against the plan's other breakdowns",
-            "f_driver": "eta squared (between-group over total sum of squares) of {m} at row level by each of: "
-            "{candidates}",
+            "f_driver": "epsilon squared (eta squared adjusted for the number of groups) of {m} at row level by each "
+            "of: {candidates}",
             "d_concentration": "How concentrated the {what} of {m} is across the {by} groups",
             "f_concentration": "share of the largest group and HHI (sum of squared % shares) of the group totals",
             "d_comparison": "Average {m}: {a} against {b}",
@@ -446,7 +446,7 @@ DESCRIPTIONS: dict[str, dict[str, dict[str, str]]] = {
             "d_bottom": "{what} 기준 가장 작은 {by} 그룹",
             "d_bottom_value": "가장 작은 {by} 그룹의 {what}",
             "d_driver": "계획의 다른 구분과 비교해 {by}이(가) 설명하는 {m} 변동의 비중",
-            "f_driver": "행 단위 {m}의 에타 제곱(그룹 간 제곱합 / 전체 제곱합), 구분: {candidates}",
+            "f_driver": "행 단위 {m}의 엡실론 제곱(그룹 수로 보정한 에타 제곱), 구분: {candidates}",
             "d_concentration": "{by} 그룹별 {m} {what}의 집중도",
             "f_concentration": "최대 그룹의 비중과 그룹 합계의 HHI(비중(%) 제곱의 합)",
             "d_comparison": "평균 {m}: {a} 대 {b}",

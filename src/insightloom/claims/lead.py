@@ -1,6 +1,6 @@
 """The summary's lead rule: which claims state the strongest finding, strongest first (docs/claims.md).
 
-1. ``driver`` claims with verdict ``main`` or ``material``, by eta squared, largest first;
+1. ``driver`` claims with verdict ``main`` or ``material``, by epsilon squared, largest first;
 2. then ``trend`` claims with verdict ``rising`` or ``falling``, by |Kendall tau|, largest first;
 3. then ``correlation`` claims with a ``strong_*`` verdict, by |r|, largest first.
 
@@ -16,7 +16,7 @@ from typing import Any
 from insightloom.claims.records import evidence_of, is_claim
 
 LEAD_VERDICTS: tuple[tuple[str, tuple[str, ...], str], ...] = (
-    ("driver", ("main", "material"), "eta_sq"),
+    ("driver", ("main", "material"), "epsilon_sq"),
     ("trend", ("rising", "falling"), "tau"),
     ("correlation", ("strong_positive", "strong_negative"), "r"),
 )

@@ -176,8 +176,17 @@ def rank_of(scores: Mapping[str, float], name: str) -> int:
     return order.index(name) + 1
 
 
+def epsilon_squared(eta_sq: float, n: int, groups: int) -> float:
+    """eta squared less what ``groups`` groups of pure noise would explain of ``n`` values:
+    eta² - (k-1)(1-eta²)/(n-k), at least 0, and 0 when no value is left to vary within a group (n <= k)."""
+    if groups < 2 or n <= groups:
+        return 0.0
+    return max(0.0, min(1.0, eta_sq - (groups - 1) * (1.0 - eta_sq) / (n - groups)))
+
+
 def driver(rows: list[tuple[Any, ...]], params: Mapping[str, Any]) -> Verdict:
-    """How much of the measure's variation ``params['by']`` explains, ranked among all the candidate breakdowns."""
+    """How much of the measure's variation ``params['by']`` explains beyond chance (epsilon squared), ranked among
+    all the candidate breakdowns."""
     inputs = breakdown_inputs(rows)
     by = str(params.get("by", ""))
     names = sorted({str(row[0]) for row in rows})
@@ -186,21 +195,25 @@ def driver(rows: list[tuple[Any, ...]], params: Mapping[str, Any]) -> Verdict:
             f"the driver test's params['by'] is {by!r}, but the rows' breakdown column holds {', '.join(names[:10])}; "
             "pass by= one of them (the SQL's first column names each candidate breakdown)"
         )
-    scores = {name: eta_squared(labels, values) for name, (labels, values) in inputs.items()}
+    etas = {name: eta_squared(labels, values) for name, (labels, values) in inputs.items()}
+    scores = {
+        name: epsilon_squared(etas[name], len(values), len(set(labels))) for name, (labels, values) in inputs.items()
+    }
     scores.setdefault(by, 0.0)
     labels, values = inputs.get(by, ([], np.array([])))
     rank = rank_of(scores, by)
     best = min(scores, key=lambda key: (-round(scores[key], 12), key))
     evidence: Evidence = {
-        "eta_sq": _finite(scores[by]),
+        "eta_sq": _finite(etas.get(by, 0.0)),
+        "epsilon_sq": _finite(scores[by]),
         "rank": rank,
         "best": best,
-        "best_eta_sq": _finite(scores[best]),
+        "best_epsilon_sq": _finite(scores[best]),
         "n": len(values),
         "groups": len(set(labels)),
         "breakdowns": len(scores),
     }
-    return Verdict(verdicts.driver_verdict(scores[by], rank), evidence)
+    return Verdict(verdicts.driver_verdict(scores[by], rank, len(scores)), evidence)
 
 
 # --- concentration -------------------------------------------------------------------------------------------------

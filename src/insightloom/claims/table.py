@@ -76,26 +76,25 @@ TREND = ClaimKind(
 DRIVER = ClaimKind(
     name="driver",
     verdicts=("main", "material", "weak"),
-    test="eta squared (between-group over total sum of squares) of the measure by each candidate breakdown, "
-    "row level; the breakdowns are ranked by it",
+    test="epsilon squared (eta squared, between-group over total sum of squares, less what as many groups of noise "
+    "would explain) of the measure by each candidate breakdown, row level; the breakdowns are ranked by it",
     inputs=("breakdown", "grp", "v"),
-    evidence=("eta_sq", "rank", "best", "best_eta_sq", "n", "groups", "breakdowns"),
-    thresholds={"material_eta_sq": 0.06},
+    evidence=("eta_sq", "epsilon_sq", "rank", "best", "best_epsilon_sq", "n", "groups", "breakdowns"),
+    thresholds={"material_epsilon_sq": 0.06},
     wording={
         "main": {
-            "en": "{by} is the main driver of {measure}: it explains {eta_pct} of its variation "
-            "(eta squared, the largest of {breakdowns} breakdowns)",
-            "ko": "{by}이(가) {measure}의 주요 동인: 변동의 {eta_pct}를 설명함 "
-            "(에타 제곱, {breakdowns}개 구분 중 최대)",
+            "en": "{by} is the main driver of {measure}: it explains {effect_pct} of its variation "
+            "(epsilon squared, the largest of {breakdowns} breakdowns)",
+            "ko": "{by}이(가) {measure}의 주요 동인: 변동의 {effect_pct}를 설명함 "
+            "(엡실론 제곱, {breakdowns}개 구분 중 최대)",
         },
         "material": {
-            "en": "{by} explains a material {eta_pct} of the variation in {measure} "
-            "(eta squared; {best} explains the most, {best_eta_pct})",
-            "ko": "{by}이(가) {measure} 변동의 {eta_pct}를 설명함 (에타 제곱; 최대는 {best}, {best_eta_pct})",
+            "en": "{by} explains a material {effect_pct} of the variation in {measure} (epsilon squared; {best_note})",
+            "ko": "{by}이(가) {measure} 변동의 {effect_pct}를 설명함 (엡실론 제곱; {best_note_ko})",
         },
         "weak": {
-            "en": "{by} explains little of the variation in {measure}: {eta_pct} (eta squared)",
-            "ko": "{by}은(는) {measure}의 변동을 거의 설명하지 못함: {eta_pct} (에타 제곱)",
+            "en": "{by} explains little of the variation in {measure}: {effect_pct} (epsilon squared)",
+            "ko": "{by}은(는) {measure}의 변동을 거의 설명하지 못함: {effect_pct} (엡실론 제곱)",
         },
     },
 )
@@ -292,7 +291,8 @@ EVIDENCE_FORMAT: dict[str, tuple[str | None, int | None]] = {
     "rho": (None, 2),
     "r_without": (None, 2),
     "eta_sq": (None, 3),
-    "best_eta_sq": (None, 3),
+    "epsilon_sq": (None, 3),
+    "best_epsilon_sq": (None, 3),
     "slope": ("measure", None),
     "mean": ("measure", None),
     "mean_without": ("measure", None),

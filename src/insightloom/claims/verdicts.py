@@ -46,11 +46,12 @@ def trend_verdict(n: int, p_value: float, slope: float, tau: float, cv: float, l
     return "no_clear_trend"
 
 
-def driver_verdict(eta_sq: float, rank: int) -> str:
-    """main for the breakdown with the largest material eta squared, material for another material one, else weak."""
-    if eta_sq < threshold("driver", "material_eta_sq"):
+def driver_verdict(epsilon_sq: float, rank: int, breakdowns: int) -> str:
+    """main for the breakdown with the largest material epsilon squared of two or more candidates, material for
+    another material one (or the only candidate: "main" of one compares nothing), else weak."""
+    if epsilon_sq < threshold("driver", "material_epsilon_sq"):
         return "weak"
-    return "main" if rank == 1 else "material"
+    return "main" if rank == 1 and breakdowns >= 2 else "material"
 
 
 def concentration_verdict(top_share: float, bottom_share: float, hhi: float, groups: int) -> str:

@@ -61,6 +61,15 @@ def _p_text(value: object) -> str:
     return "< 0.001" if number < 0.0005 else "= " + format_value(number, None, 3)
 
 
+def _best_notes(evidence: Mapping[str, Any], params: Mapping[str, Any]) -> dict[str, str]:
+    """Which breakdown explains the most, or that this one was the only one compared."""
+    best = str(evidence.get("best") or "")
+    if not best or best == str(params.get("by") or ""):
+        return {"best_note": "the only breakdown compared", "best_note_ko": "비교한 유일한 구분"}
+    share = format_value(_number(evidence.get("best_epsilon_sq")) * 100, "%")
+    return {"best_note": f"{best} explains the most, {share}", "best_note_ko": f"최대는 {best}, {share}"}
+
+
 def _extras(
     kind: str, verdict: str, evidence: Mapping[str, Any], params: Mapping[str, Any], unit: str | None
 ) -> dict[str, str]:
@@ -75,8 +84,7 @@ def _extras(
         "series_ko": series_ko,
         "abs_slope": _formatted("slope", abs(_number(evidence.get("slope"))), unit),
         "abs_diff": _formatted("diff", abs(_number(evidence.get("diff"))), unit),
-        "eta_pct": format_value(_number(evidence.get("eta_sq")) * 100, "%"),
-        "best_eta_pct": format_value(_number(evidence.get("best_eta_sq")) * 100, "%"),
+        "effect_pct": format_value(_number(evidence.get("epsilon_sq")) * 100, "%"),
         "p_text": _p_text(evidence.get("p_value")),
     }
     if kind == "correlation" and "_" in verdict and verdict != "driven_by_extremes":
@@ -87,6 +95,8 @@ def _extras(
             strength_ko=_STRENGTH_KO.get(strength, strength),
             direction_ko=_DIRECTION_KO.get(direction, direction),
         )
+    if kind == "driver":
+        extras.update(_best_notes(evidence, params))
     if kind == "sentinel":
         extras["code_text"] = format_value(evidence.get("code"), "count")
     return extras

@@ -3,7 +3,7 @@
 A conclusion states a verdict ("main driver", "dominates", "rising", "strongly correlated"), so it cites the claim
 record that tested it (``{{claim:ID}}``, a ``kind: "claim"`` entry of calculation_metadata.json that the Validator
 re-computed and marked ``verified``) and never words a verdict of its own. :func:`conclusions` states
-- the main driver: the ``driver`` claim with verdict ``main`` (the breakdown with the largest eta squared over all
+- the main driver: the ``driver`` claim with verdict ``main`` (the breakdown with the largest epsilon squared over all
   candidates, never the first breakdown by position), with its largest group and share as ``{{calc:ID}}``; when no
   breakdown is material, the best one's ``weak`` verdict;
 - concentration: the ``concentration`` claim of that same breakdown;
@@ -64,8 +64,8 @@ class _Claim:
     record: Mapping[str, Any]
 
     @property
-    def eta_sq(self) -> float:
-        value = self.evidence.get("eta_sq")
+    def effect(self) -> float:
+        value = self.evidence.get("epsilon_sq")
         return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
 
 
@@ -140,11 +140,11 @@ def _top_group(
 
 def _driver_lines(claims: list[_Claim], records: list[dict[str, Any]], infos: Mapping[str, CalcInfo],
                   words: dict[str, str]) -> tuple[list[_Line], _Claim | None]:  # fmt: skip
-    """The main driver (largest eta squared among ``main`` verdicts, else the best breakdown's own verdict) and the
+    """The main driver (largest epsilon squared among ``main`` verdicts, else the best breakdown's own verdict) and the
     concentration claim of that same breakdown."""
     drivers = _of(claims, "driver")
     mains = [c for c in drivers if c.verdict == "main"]
-    driver = max(mains or drivers, key=lambda c: (c.eta_sq, -c.position), default=None)
+    driver = max(mains or drivers, key=lambda c: (c.effect, -c.position), default=None)
     lines = []
     if driver is not None:
         text = words["driver"].format(claim=claim_reference(driver.claim_id))

@@ -339,7 +339,7 @@ def make_summary_table(rt: JobRuntime) -> AgentTool:
 def make_draft_conclusions(rt: JobRuntime) -> AgentTool:
     @tool(name="draft_conclusions")
     def draft_conclusions() -> str | dict:
-        """Draft conclusions from the verified claims only: the main driver (largest eta squared) with its top group,
+        """Draft conclusions from the verified claims only: the main driver (largest effect size) with its top group,
         that breakdown's concentration, the trend verdict and a correlation (with its outlier verdict); lines whose
         claims contradict are left out. One Markdown line each, verdicts as {{claim:ID}} and numbers as {{calc:ID}};
         use them under the conclusions heading, with your recommendations, rather than describing the method."""

@@ -132,40 +132,43 @@ def _trend(rows: Sequence[tuple[Any, ...]], params: Mapping[str, Any]) -> Verdic
     return Verdict(verdicts.trend_verdict(n, p_value, slope, tau, cv, _safe(swing)), evidence)
 
 
-def _eta_squared(labels: list[str], values: np.ndarray) -> float:
-    """eta² from the one-way ANOVA F: F(k-1) / (F(k-1) + N - k)."""
+def _effect_sizes(labels: list[str], values: np.ndarray) -> tuple[float, float]:
+    """(eta², epsilon²) from the one-way ANOVA F: F(k-1) / (F(k-1) + N-k) and (F-1)(k-1) / (F(k-1) + N-k)."""
     groups = [np.asarray(part, dtype=float) for _, part in pd.Series(values).groupby(labels)]
     k, n = len(groups), len(values)
     if k < 2 or n == 0 or float(np.var(values)) == 0:
-        return 0.0
+        return 0.0, 0.0
     if n == k:
-        return 1.0  # one value per group: every difference is between groups
+        return 1.0, 0.0  # one value per group: every difference is between groups, none of it beyond chance
     f_value = float(_scipy().f_oneway(*groups).statistic)
     if math.isinf(f_value):
-        return 1.0
+        return 1.0, 1.0
     if not math.isfinite(f_value):
-        return 0.0
-    return f_value * (k - 1) / (f_value * (k - 1) + n - k)
+        return 0.0, 0.0
+    denominator = f_value * (k - 1) + n - k
+    return f_value * (k - 1) / denominator, max(0.0, (f_value - 1) * (k - 1) / denominator)
 
 
 def _driver(rows: Sequence[tuple[Any, ...]], params: Mapping[str, Any]) -> Verdict:
     inputs = breakdown_inputs(list(rows))
     by = str(params.get("by", ""))
-    scores = {name: _eta_squared(labels, values) for name, (labels, values) in inputs.items()}
+    sizes = {name: _effect_sizes(labels, values) for name, (labels, values) in inputs.items()}
+    scores = {name: epsilon for name, (_, epsilon) in sizes.items()}
     scores.setdefault(by, 0.0)
     labels, values = inputs.get(by, ([], np.array([])))
     rank = rank_of(scores, by)
     best = sorted(scores, key=lambda key: (-round(scores[key], 12), key))[0]
     evidence: Evidence = {
-        "eta_sq": scores[by],
+        "eta_sq": sizes.get(by, (0.0, 0.0))[0],
+        "epsilon_sq": scores[by],
         "rank": rank,
         "best": best,
-        "best_eta_sq": scores[best],
+        "best_epsilon_sq": scores[best],
         "n": len(values),
         "groups": len(set(labels)),
         "breakdowns": len(scores),
     }
-    return Verdict(verdicts.driver_verdict(scores[by], rank), evidence)
+    return Verdict(verdicts.driver_verdict(scores[by], rank, len(scores)), evidence)
 
 
 def _concentration(rows: Sequence[tuple[Any, ...]], params: Mapping[str, Any]) -> Verdict:

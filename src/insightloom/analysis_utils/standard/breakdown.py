@@ -5,7 +5,7 @@ A 0/1 outcome (profile semantic ``binary_outcome``) is broken down as its rate p
 is what "survival by class" means, never as a sum of ones.
 
 Verdicts are tracked claims (:mod:`insightloom.analysis_utils.standard.breakdown_claims`), never free text: whether
-the breakdown drives the measure (eta squared against every breakdown of the plan), how concentrated the group
+the breakdown drives the measure (epsilon squared against every breakdown of the plan), how concentrated the group
 totals are (top share, HHI), and whether the highest average is above the next one beyond noise (Welch).
 """
 

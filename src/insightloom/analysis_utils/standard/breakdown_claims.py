@@ -1,6 +1,6 @@
 """The claims of a breakdown, each tracked with :func:`track_claim` and cited as ``{{claim:ID}}``.
 
-- ``driver`` (sum, mean and rate breakdowns): eta squared of the measure at row level by this breakdown, ranked
+- ``driver`` (sum, mean and rate breakdowns): epsilon squared of the measure at row level by this breakdown, ranked
   against every breakdown the plan makes of the same measure (:func:`breakdown_candidates`), so "main driver" names
   the one breakdown with the largest material effect;
 - ``concentration`` (sum and count breakdowns): the top share and HHI of the group totals, by one set of thresholds;

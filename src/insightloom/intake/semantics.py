@@ -21,6 +21,7 @@ from typing import Any
 
 import pandas as pd
 
+from insightloom.analysis import time_logic
 from insightloom.analysis.ids import slug_map
 from insightloom.intake.roles import CATEGORY_MAX_DISTINCT, field_name, normalize_name
 
@@ -616,14 +617,15 @@ def aggregation_of(facts: ColumnFacts, semantic: str | None, role: str) -> str:
 
 
 def role_for(facts: ColumnFacts, semantic: str | None) -> str:
-    """The role after the semantics: years and small codes are categories, ranks and row numbers identifiers.
+    """The role after the semantics: years, decimal years and small codes are categories, ranks and row numbers
+    identifiers.
 
     No consumer that reads only ``role`` will then sum them.
     """
     if facts.role in ("pii", "date", "text") or semantic is None:
         return facts.role
-    if semantic == "year":
-        return "category"
+    if semantic == "year" or (semantic == "period" and facts.numeric):
+        return "category"  # a point in time (1990.083): the trend's axis, never an id nor a sum
     if semantic in ("rank", "index"):
         return "identifier"
     if semantic in ("code", "period") and facts.numeric and facts.role != "identifier":
@@ -985,13 +987,19 @@ def period_for_span(low: Any, high: Any) -> str:
 
 
 def time_axis(columns: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The table's time axis: a (non-cohort) date column, else an integer year column, else wide year columns."""
+    """The table's time axis: a (non-cohort) date column, else an integer year column, else a date stored as a
+    decimal year (``encoding: decimal_year``), else wide year columns."""
     for col in columns:
         if col.get("role") == "date" and col.get("semantic") != "cohort_date" and col.get("distinct", 2) >= 2:
             return {"kind": "date", "column": col["name"], "period": period_for_span(col.get("min"), col.get("max"))}
     for col in columns:
         if col.get("semantic") == "year" and (col.get("distinct") or 0) >= 2:
             return {"kind": "year", "column": col["name"], "period": "year"}
+    for col in columns:
+        if time_logic.is_decimal_year_column(col) and (col.get("distinct") or 0) >= 2:
+            low, high = time_logic.decimal_year_dates(pd.Series([col.get("min"), col.get("max")]))
+            return {"kind": "date", "column": col["name"], "period": period_for_span(low, high),
+                    "encoding": time_logic.DECIMAL_YEAR}  # fmt: skip
     wide = wide_year_columns(columns)
     if wide:
         return {"kind": "wide_years", "column": None, "columns": wide, "period": "year"}

@@ -118,8 +118,9 @@ def _long_cte(view: str, axis: time_logic.TimeAxis, measure: str | None, agg: st
     """``p(period, v, days)`` for a date or year column, grouped like :func:`time_logic.period_keys`."""
     col = qi(axis.column)
     if axis.kind == "date":
-        key = f"date_trunc('{axis.period}', CAST({col} AS TIMESTAMP))"
-        days, where = f", COUNT(DISTINCT CAST({col} AS DATE)) AS days", f"{col} IS NOT NULL"
+        when = time_logic.date_sql(col, axis)
+        key = f"date_trunc('{axis.period}', {when})"
+        days, where = f", COUNT(DISTINCT CAST({when} AS DATE)) AS days", f"{col} IS NOT NULL"
     else:
         key, days = f"CAST({dbl(axis.column)} AS BIGINT)", ""
         where = f"{col} IS NOT NULL AND {dbl(axis.column)} = round({dbl(axis.column)})"
@@ -168,7 +169,7 @@ def _build(ctx: Context) -> _Trend:
         values = numeric(data[measure]) if measure else pd.Series(1.0, index=data.index)
         series = _aggregate(values[keys.notna()], keys[keys.notna()], agg)
         if axis.kind == "date":
-            dates = pd.to_datetime(data[axis.column], errors="coerce")
+            dates = time_logic.axis_dates(data[axis.column], axis)
             days = time_logic.observed_days(dates, keys)
         cte, cols = _long_cte(ctx.view, axis, measure, agg, scale), [str(axis.column), *([measure] if measure else [])]
         m = stem(ctx.table, measure)
@@ -336,7 +337,7 @@ def _complete(trend: _Trend, comparison: time_logic.Comparison, r: dict[str, str
                                                f"SELECT {at[key]}")  # fmt: skip
     if not values["first"]:
         return tx["flat"].format(**r)
-    if trend.axis.kind != "wide_years":
+    if trend.axis.kind != "wide_years" and not trend.axis.decimal:
         # The product's change tracker writes the same value and check from the spec (grouped like the trend).
         r["change"] = track_change(trend.ctx.view, trend.measure, str(trend.axis.column), first, last,
                                    trend.prefix + "_change", tx["d_change_complete"].format(**words), agg=trend.agg,
@@ -401,6 +402,8 @@ def _peak(trend: _Trend) -> str:
 def _weekend(trend: _Trend) -> list[str]:
     """The weekend share, on data recorded per day or finer only (never monthly or yearly data)."""
     dates = trend.dates
+    if trend.axis.decimal:  # a decimal year is a month or coarser: no weekday
+        return []
     if trend.agg == "mean" or dates is None or not time_logic.weekend_share_allowed(dates, trend.axis.period):
         return []
     data = frame(trend.ctx.view)

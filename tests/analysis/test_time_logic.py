@@ -141,9 +141,10 @@ def test_a_decimal_year_reads_as_the_month_it_starts_in_pandas_and_in_duckdb_ali
     dates = time_logic.decimal_year_dates(values)
     expected = ["1990-01-01", "1990-02-01", "1990-12-01", "1991-04-01", "1992-01-01", None, "2003-03-01"]
     assert [None if pd.isna(d) else d.strftime("%Y-%m-%d") for d in dates] == expected
-    frame = pd.DataFrame({"t": values})
+    connection = duckdb.connect()
+    connection.register("frame", pd.DataFrame({"t": values}))
     sql = f"SELECT {time_logic.decimal_year_sql('CAST(t AS DOUBLE)')} FROM frame"
-    rows = [r[0] for r in duckdb.connect().execute(sql).fetchall()]
+    rows = [r[0] for r in connection.execute(sql).fetchall()]
     assert [None if r is None else r.strftime("%Y-%m-%d") for r in rows] == expected
 
 

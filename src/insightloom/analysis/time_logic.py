@@ -111,8 +111,8 @@ def decimal_year_dates(values: pd.Series) -> pd.Series:
     """Decimal years as the month each starts: the year, plus the fraction in twelfths rounded half up
     (``1990.0`` January, ``1990.083`` February, ``1990.25`` April); NaT where a value is no number."""
     years = pd.to_numeric(values, errors="coerce").astype(float)
-    whole = np.floor(years)
-    months = (whole * 12 + np.floor((years - whole) * 12 + 0.5)).where(np.isfinite(years))
+    whole = years.apply(np.floor)
+    months = (whole * 12 + ((years - whole) * 12 + 0.5).apply(np.floor)).where(years.apply(np.isfinite))
     parts = pd.DataFrame({"year": months // 12, "month": months % 12 + 1, "day": 1}, index=values.index)
     return pd.to_datetime(parts, errors="coerce")
 

@@ -187,3 +187,31 @@ def test_patch_report_drops_the_sentence_of_an_unsupported_phrase(job: Path) -> 
     audit_report(job)
     patched = patch_report(markdown, (job / "audit_findings.json").read_text(encoding="utf-8"))
     assert "falling" not in patched and "{{calc:order_count}} orders." in patched
+
+
+def test_a_claim_word_edited_in_as_a_data_label_run_is_e_unless_it_names_the_data(job: Path) -> None:
+    """Label-style text (backticks in report.md) is skipped only when it names a column or category value."""
+    from docx.enum.style import WD_STYLE_TYPE
+
+    from insightloom.report.labels import LABEL_STYLE
+
+    def add_label(text: str):
+        def change(doc) -> None:
+            if LABEL_STYLE not in [style.name for style in doc.styles]:
+                doc.styles.add_style(LABEL_STYLE, WD_STYLE_TYPE.CHARACTER)
+            paragraph = _paragraph(doc, "Total revenue")
+            paragraph.add_run(" See ")
+            paragraph.add_run(text, style=LABEL_STYLE)
+            paragraph.add_run(".")
+
+        return change
+
+    _edit(job, add_label("Revenue is falling sharply"))
+    assert [f["phrase"] for f in _e(job)] == ["is falling"]
+    render_report(MARKDOWN, job)
+    path = job / "cache" / "profile.json"
+    profile = json.loads(path.read_text(encoding="utf-8"))
+    profile["tables"][0].setdefault("columns", []).append({"name": "Falling Star", "role": "measure"})
+    path.write_text(json.dumps(profile), encoding="utf-8")
+    _edit(job, add_label("Falling Star"))
+    assert _e(job) == []

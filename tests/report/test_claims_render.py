@@ -199,8 +199,23 @@ def test_a_claim_word_in_a_charts_sidecar_is_refused_and_the_repair_leaves_the_c
     render_report(repaired, job)
 
 
+def _with_category(job: Path, name: str, values: list[str]) -> None:
+    path = job / "cache" / "profile.json"
+    profile = json.loads(path.read_text(encoding="utf-8"))
+    profile["tables"][0].setdefault("columns", []).append({"name": name, "role": "category", "dtype": "object",
+                                           "top_values": [{"value": v, "count": 3} for v in values]})  # fmt: skip
+    path.write_text(json.dumps(profile), encoding="utf-8")
+
+
 def test_a_claim_word_in_backticks_is_a_name_from_the_data(job: Path) -> None:
+    _with_category(job, "campaign", ["Main Driver", "Spring"])
     assert check_markdown("# Sales\n\n## Summary\nThe `Main Driver` campaign ran all year.\n", job) == []
+
+
+def test_claim_words_in_backticks_that_name_nothing_in_the_data_are_still_refused(job: Path) -> None:
+    """A model that wraps its verdict in backticks does not escape the check: only a real label is skipped."""
+    problems = check_markdown("# Sales\n\n## Summary\nOverall, `revenue is rising` over the year.\n", job)
+    assert [(p["kind"], p["phrase"]) for p in problems] == [("unsupported_claim", "is rising")]
 
 
 def test_the_repair_drops_only_the_sentences_with_free_claim_words(job: Path) -> None:

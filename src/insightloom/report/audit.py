@@ -453,7 +453,7 @@ def audit_report(job_dir: Path, retry_count: int = 0, *, max_retries: int = 2) -
         findings += _marker_findings(unit, markers, cited)
         findings += _unfilled_findings(unit, list(calcs) or None, claims)
         findings += _number_findings(unit, labels, printed, bare, markers)
-    findings += claim_findings(units, markers, calcs)
+    findings += claim_findings(units, markers, calcs, labels)
     findings += _uncited_findings(calcs, cited)
     stats = {f"type_{t.lower()}": sum(1 for f in findings if f["type"] == t) for t in "ABCDE"}
     verdict = _verdict(stats, retry_count, max_retries)

@@ -22,6 +22,7 @@ from typing import Any, Protocol
 from insightloom.claims.table import LANGUAGES
 from insightloom.report.calcinfo import CalcInfo
 from insightloom.report.claim_rules import CitedClaim, claim_hints, contradicting, unsupported_phrases
+from insightloom.report.labels import Labels
 from insightloom.report.numbers import MARKER_RE, printed_matches
 
 __all__ = ["claim_findings", "claim_spans"]
@@ -114,14 +115,17 @@ def _marker_problems(unit: Unit, markers: dict[str, CalcInfo], cited: list[str])
     return findings
 
 
-def _phrase_problems(unit: Unit, markers: dict[str, CalcInfo], calcs: dict[str, CalcInfo]) -> list[dict[str, Any]]:
+def _phrase_problems(
+    unit: Unit, markers: dict[str, CalcInfo], calcs: dict[str, CalcInfo], labels: Labels | None
+) -> list[dict[str, Any]]:
     """Claim phrases in a sentence that holds no claim's marker."""
     # a claim backs its printed sentence as the renderer placed it, and its marker when the sentence was edited
     spans = {(match.start(), match.end()): info for match, info in _claim_markers(unit.text, markers)}
     supported = [CitedClaim.of(span, info) for span, info in spans.items()]
-    protected = [*unit.label_spans, *unit.quote_spans, *claim_spans(unit.text, markers)]
+    protected = [*unit.quote_spans, *claim_spans(unit.text, markers)]
     findings = []
-    for hit in unsupported_phrases(unit.text, claims=supported, protected=protected):
+    for hit in unsupported_phrases(unit.text, claims=supported, protected=protected, labels=unit.label_spans,
+                                   names=labels):  # fmt: skip
         hints = claim_hints(calcs, hit.kind)
         tracked = f"verified claims: {', '.join(hints)}" if hints else "no claim is verified"
         fix = (
@@ -157,7 +161,7 @@ def _contradiction_problems(
 
 
 def claim_findings(
-    units: Sequence[Unit], markers: dict[str, CalcInfo], calcs: dict[str, CalcInfo]
+    units: Sequence[Unit], markers: dict[str, CalcInfo], calcs: dict[str, CalcInfo], labels: Labels | None = None
 ) -> list[dict[str, Any]]:
     """Every E finding of the document's units, in reading order (contradictions last).
 
@@ -165,10 +169,11 @@ def claim_findings(
         units: The body's paragraphs and cells, in reading order.
         markers: Marker ("[3]") -> calculation, claims among them.
         calcs: Every tracked calculation (to name the verified claims in a fix).
+        labels: The data's names: claim words in a backtick label are skipped only when it names one.
     """
     cited: list[str] = []
     findings: list[dict[str, Any]] = []
     for unit in units:
         findings += _marker_problems(unit, markers, cited)
-        findings += _phrase_problems(unit, markers, calcs)
+        findings += _phrase_problems(unit, markers, calcs, labels)
     return findings + _contradiction_problems(units, markers, cited)

@@ -20,6 +20,7 @@ from typing import Any
 from insightloom.claims.contradictions import contradictions
 from insightloom.claims.phrases import find_claim_phrases, phrase_backed_by, phrase_kind
 from insightloom.report.calcinfo import CalcInfo
+from insightloom.report.labels import Labels
 
 __all__ = [
     "SENTENCE_END_RE",
@@ -82,16 +83,28 @@ def _overlaps(spans: Iterable[Span], lo: int, hi: int) -> bool:
     return any(a < hi and lo < b for a, b in spans)
 
 
-def unsupported_phrases(text: str, *, claims: Sequence[CitedClaim], protected: Sequence[Span] = ()) -> list[PhraseHit]:
+def unsupported_phrases(
+    text: str,
+    *,
+    claims: Sequence[CitedClaim],
+    protected: Sequence[Span] = (),
+    labels: Sequence[Span] = (),
+    names: Labels | None = None,
+) -> list[PhraseHit]:
     """The claim phrases of printed ``text`` that no claim cited in their sentence backs.
 
     Args:
         text: The text as the DOCX prints it (references filled in, markup removed).
         claims: The claims printed in it (their sentence and marker, kind and verdict): a phrase in a sentence
             touching one that backs it (:func:`~insightloom.claims.phrases.phrase_backed_by`) is supported.
-        protected: Spans never searched: labels (backticks, the plan's quoted words) and the values the renderer
-            filled in (a claim's own sentence).
+        protected: Spans never searched: the plan's quoted words and the values the renderer filled in (a claim's
+            own sentence).
+        labels: Backtick spans (the label style). Only those naming a column or category value of the data
+            (``names``) are skipped: "`Revenue is rising`" in backticks is still a claim.
+        names: The data's names (:func:`~insightloom.report.labels.load_labels`).
     """
+    named = [(lo, hi) for lo, hi in labels if names is not None and names.is_name(text[lo:hi])]
+    protected = [*protected, *named]
     hits = []
     for lo, hi in sentence_spans(text):
         cited = [claim for claim in claims if _overlaps([claim.span], lo, hi)]

@@ -84,9 +84,18 @@ _QUOTED_RE = re.compile(
 
 @dataclass(frozen=True)
 class Labels:
-    """Names from the data that may hold digits without being claims (column names, category values)."""
+    """Names from the data that may hold digits without being claims (column names, category values).
+
+    ``words`` are every column name and category value, lowercased: a backtick span naming one of them is a label
+    that claim words may stand in (a category ``Rising``), while any other backtick text is prose.
+    """
 
     names: tuple[str, ...] = ()
+    words: frozenset[str] = frozenset()
+
+    def is_name(self, text: str) -> bool:
+        """Whether ``text`` (a label span's text, backticks or not) is one of the data's names."""
+        return text.strip().strip("`").strip().lower() in self.words
 
     @cached_property
     def _pattern(self) -> re.Pattern[str] | None:
@@ -120,6 +129,15 @@ def _column_labels(column: dict[str, Any]) -> list[str]:
     return [text for text in map(_label_text, values) if text]
 
 
+def _column_words(column: dict[str, Any]) -> set[str]:
+    """A column's name and, for a category, its values, lowercased (what a backtick label may name)."""
+    values: list[Any] = [column.get("name")]
+    if column.get("role") == "category":
+        values += [tv.get("value") for tv in column.get("top_values") or [] if isinstance(tv, dict)]
+        values += list(column.get("samples") or [])
+    return {str(value).strip().lower() for value in values if isinstance(value, str | int | float) and str(value)}
+
+
 def load_labels(job_dir: Path) -> Labels:
     """The column names and category values of the job's data profile (none when there is no profile)."""
     path = Path(job_dir) / PROFILE_FILE
@@ -131,10 +149,12 @@ def load_labels(job_dir: Path) -> Labels:
         logger.warning("cannot read labels from %s: %s", path, exc)
         return Labels()
     names: list[str] = []
+    words: set[str] = set()
     for table in profile.get("tables", []) if isinstance(profile, dict) else []:
         for column in table.get("columns", []) if isinstance(table, dict) else []:
             names += _column_labels(column) if isinstance(column, dict) else []
-    return Labels(tuple(sorted(set(names), key=len, reverse=True)))  # longest first: "Plan 500" before "500"
+            words |= _column_words(column) if isinstance(column, dict) else set()
+    return Labels(tuple(sorted(set(names), key=len, reverse=True)), frozenset(words))  # longest first: "Plan 500"
 
 
 def is_label_cell(row: int, col: int, n_rows: int, n_cols: int) -> bool:

@@ -441,17 +441,18 @@ def _chart_of(where: str) -> str | None:
     return None
 
 
-def _claim_phrase_problems(places: list[_Place], fill: _Filler) -> list[dict[str, Any]]:
+def _claim_phrase_problems(places: list[_Place], fill: _Filler, labels: Labels) -> list[dict[str, Any]]:
     """Claim words ("is rising", "main driver", "고르게") in a sentence that cites no claim: a verdict nobody checked.
 
     Everything printed is searched, the chart's sidecar title too (the chart shows it); labels and what the
-    renderer filled in are not.
+    renderer filled in are not, nor backtick labels that name a column or category value.
     """
     problems = []
     for place in places:
         printed = _printed(place.text, fill)
-        protected = [*printed.labels, *printed.cited]
-        for hit in unsupported_phrases(printed.text, claims=printed.claims, protected=protected):
+        found = unsupported_phrases(printed.text, claims=printed.claims, protected=printed.cited,
+                                    labels=printed.labels, names=labels)  # fmt: skip
+        for hit in found:
             problem: dict[str, Any] = {"kind": "unsupported_claim", "phrase": hit.phrase, "claim_kind": hit.kind}
             problem.update(section=place.section, where=place.where, claims=claim_hints(fill.calcs, hit.kind))
             problem["excerpt"] = _excerpt(place.text, printed.source[hit.start] if printed.source else 0)
@@ -517,8 +518,9 @@ def _check(blocks: list[Block], title: str, job_dir: Path, language: str) -> tup
     problems += _near_miss_problems(printed, list(calcs) or None, claims)
     problems += _glued_problems(printed)
     problems += _control_problems(printed)
-    problems += _typed_number_problems(printed, fill, load_labels(job_dir))
-    problems += _claim_phrase_problems(places, fill)
+    labels = load_labels(job_dir)
+    problems += _typed_number_problems(printed, fill, labels)
+    problems += _claim_phrase_problems(places, fill, labels)
     problems += _contradiction_problems(places, fill)
     return fill, problems
 

@@ -17,6 +17,7 @@ from insightloom.report.appendix import (
     Entry,
     appendix_groups,
     bare_spans,
+    bare_values,
     entry_line,
     first_sections,
     is_appendix_line,
@@ -125,9 +126,28 @@ def test_the_audit_reads_back_exactly_the_lines_the_appendix_prints() -> None:
 
 def test_bare_spans_are_exactly_the_trivial_values() -> None:
     text = "The data has 1,595 rows and 9 columns; 19 are empty and 11,595 is not."
-    spans = bare_spans(text, {"1,595", "9"})
+    spans = bare_spans(text, {"1,595": frozenset({"rows"}), "9": frozenset({"columns"})})
     assert [text[a:b] for a, b in spans] == ["1,595", "9"]
-    assert bare_spans(text, set()) == []
+    assert bare_spans(text, {}) == []
+
+
+def test_a_bare_count_is_cited_only_beside_what_it_counts() -> None:
+    values = {"12": frozenset({"region", "groups"}), "57": None}
+    assert bare_spans("Revenue rose by 12 units.", values) == []  # 12 groups, but this 12 is no group count
+    text = "Region has 12 groups; label 57 stands anywhere."
+    assert [text[a:b] for a, b in bare_spans(text, values)] == ["12", "57"]
+    assert bare_spans("12", values, context="Groups Region") == [(0, 2)]  # a table cell, by its row's label
+    assert bare_spans("지역 그룹은 12개입니다", {"12": frozenset({"그룹"})}) == [(7, 9)]
+
+
+def test_bare_values_carry_the_words_of_what_each_count_counts() -> None:
+    calcs = {
+        "rows": CalcInfo("rows", 1595, "count", None, "Number of rows", "len(df)", "verified", None),
+        "first": CalcInfo("first", "2020", None, None, "First period of sales", "first period", "verified", None),
+        "odd": CalcInfo("odd", 7, "count", None, "Number of", "len(df)", "verified", None),
+        "draft": CalcInfo("draft", 9, "count", None, "Number of rows", "len(df)", "unverified", None),
+    }
+    assert bare_values(calcs) == {"1,595": frozenset({"rows"}), "2020": None, "7": None}
 
 
 # --- a rendered job ---------------------------------------------------------------------------------------------------

@@ -50,6 +50,12 @@ _TRIVIAL_FORMULA_RE = re.compile(
 # The label of a time axis's end: read off the axis, no computation to cite.
 _PERIOD_LABEL_RE = re.compile(r"^\s*(?:first|last)\s+period\s*$", re.IGNORECASE)
 _WORD_RE = re.compile(r"\w+")
+# Words of a trivial count's description that say nothing of what it counts.
+_COUNT_STOP_WORDS = frozenset(
+    ("number", "of", "the", "a", "an", "and", "in", "per", "by", "with", "each", "value", "values", "df", "len")
+    + ("shape", "index", "수", "의", "개")
+)
+_WORDS_BEFORE, _WORDS_AFTER, _NEAR_CHARS = 4, 3, 60
 _ENTRY_START_RE = re.compile(r"(?:^|; )(\[\d{1,4}\]) ")
 Span = tuple[int, int]
 
@@ -173,13 +179,54 @@ def is_appendix_line(line: str, markers: Mapping[str, CalcInfo], headings: Colle
     return plain_text(entry_line(entries))[0] == line
 
 
-def bare_values(calcs: Mapping[str, CalcInfo]) -> set[str]:
-    """What the verified trivial counts print as (no marker follows them)."""
-    return {info.formatted() for info in calcs.values() if info.status == "verified" and is_trivial(info)}
+def _counted_words(info: CalcInfo) -> frozenset[str]:
+    """The words that say what a trivial count counts ("rows", "Region", "groups", "행"), from its description and
+    formula."""
+    words = _WORD_RE.findall(f"{info.description} {info.formula}".lower())
+    return frozenset(w for w in words if w not in _COUNT_STOP_WORDS and not w.isdigit())
 
 
-def bare_spans(text: str, values: Collection[str]) -> list[Span]:
-    """The numbers in printed ``text`` that are exactly a verified trivial count's value: cited though bare."""
+def bare_values(calcs: Mapping[str, CalcInfo]) -> dict[str, frozenset[str] | None]:
+    """What the verified trivial counts print as (no marker follows them), each with the words that must stand
+    beside it to say what it counts; None for a period label, a name of its own that may stand anywhere."""
+    found: dict[str, frozenset[str] | None] = {}
+    for info in calcs.values():
+        if info.status != "verified" or not is_trivial(info):
+            continue
+        value, known = info.formatted(), found.get(info.formatted(), frozenset())
+        label = bool(_PERIOD_LABEL_RE.match(info.formula))
+        words = _counted_words(info)
+        # a count whose description names nothing it counts may stand anywhere, as a label does
+        found[value] = None if label or known is None or not words else known | words
+    return found
+
+
+def _says_what_it_counts(text: str, start: int, end: int, words: frozenset[str], context: str) -> bool:
+    """Whether one of ``words`` is among the few words before or after the number, or in ``context``
+    (a table cell's row and column labels). A Korean particle may follow the word ("행과")."""
+    near = _WORD_RE.findall(text[max(0, start - _NEAR_CHARS) : start].lower())[-_WORDS_BEFORE:]
+    near += _WORD_RE.findall(text[end : end + _NEAR_CHARS].lower())[:_WORDS_AFTER]
+    near += _WORD_RE.findall(context.lower())
+    return any(token.startswith(word) for token in near for word in words)
+
+
+def bare_spans(text: str, values: Mapping[str, frozenset[str] | None], context: str = "") -> list[Span]:
+    """The numbers in printed ``text`` that are exactly a verified trivial count's value and say what they count
+    ("1,200 rows", "Region has 4 groups"; a period label anywhere): cited though bare. A bare "12" beside anything
+    else ("rose by 12 units") is a number to cite.
+
+    Args:
+        text: The printed text.
+        values: :func:`bare_values`.
+        context: For a table cell, its row's first cell and its column's header ("Rows").
+    """
     if not values:
         return []
-    return [(t.start, t.end) for t in find_numbers(text) if t.text in values]
+    spans = []
+    for token in find_numbers(text):
+        if token.text not in values:
+            continue
+        words = values[token.text]
+        if words is None or _says_what_it_counts(text, token.start, token.end, words, context):
+            spans.append((token.start, token.end))
+    return spans

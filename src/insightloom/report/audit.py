@@ -87,6 +87,7 @@ class TextUnit:
     label_spans: list[Span] = field(default_factory=list)
     heading: bool = False
     quote_spans: list[Span] = field(default_factory=list)
+    context: str = ""  # a table cell's row and column labels: what a bare count in it counts
 
 
 @dataclass
@@ -237,7 +238,8 @@ def _table_units(table: Table, table_no: int, section: str) -> list[TextUnit]:
             seen.add(cell._tc)
             text, spans, _ = _label_text(cell.paragraphs)
             where = f"table {table_no} row {r + 1} col {c + 1} (section '{section}')"
-            units.append(TextUnit(text, where, not is_label_cell(r, c, n_rows, n_cols), spans))
+            context = f"{table.rows[0].cells[c].text} {row.cells[0].text}"
+            units.append(TextUnit(text, where, not is_label_cell(r, c, n_rows, n_cols), spans, context=context))
     return units
 
 
@@ -321,7 +323,11 @@ def _a_fix(value: str, location: str) -> str:
 
 
 def _number_findings(
-    unit: TextUnit, labels: Labels, printed: dict[str, str], bare: set[str], markers: dict[str, CalcInfo]
+    unit: TextUnit,
+    labels: Labels,
+    printed: dict[str, str],
+    bare: dict[str, frozenset[str] | None],
+    markers: dict[str, CalcInfo],
 ) -> list[dict[str, Any]]:
     numbering = section_number_spans(unit.text) if unit.heading else []
     return [
@@ -339,7 +345,7 @@ def _number_findings(
             labels,
             protected=unit.label_spans,
             printed=printed,
-            cited=[*bare_spans(unit.text, bare), *claim_spans(unit.text, markers)],
+            cited=[*bare_spans(unit.text, bare, unit.context), *claim_spans(unit.text, markers)],
             numbering=numbering,
             label_cell=not unit.claims_numbers,
             quoted=unit.quote_spans,

@@ -338,3 +338,20 @@ def test_a_correlation_on_skewed_data_is_re_measured_without_at_most_one_percent
     assert ours.evidence["removed"] == theirs.evidence["removed"]
     assert ours.verdict == theirs.verdict
     assert abs(float(ours.evidence["r_without"]) - float(theirs.evidence["r_without"])) < 0.01
+
+
+def test_an_outlier_shift_of_a_mean_near_zero_is_measured_against_the_spread() -> None:
+    """Daily returns around 0: one value beyond the fences moves the mean from 0.0004 to 0.0034, which is 750% of
+    that mean but a tenth of the spread; against the spread, the verdict stays no_extreme_values."""
+    rng = np.random.default_rng(5)
+    returns = rng.normal(0, 0.02, 400)
+    returns -= returns.mean() - 0.0004
+    rows = [(float(v),) for v in [*returns, 0.25]]
+    local = run_test("outlier", rows, {"measure": "return"})
+    spread = float(local.evidence["sd_without"])
+    assert 0.015 < spread < 0.025 and abs(float(local.evidence["mean_without"])) < 0.002
+    assert float(local.evidence["shift"]) < 10 and local.verdict == "no_extreme_values"
+    checked = recompute("outlier", rows, {"measure": "return"})
+    assert compare({"value": local.verdict, "evidence": local.evidence}, checked).verified
+    salaries = [(float(v),) for v in [*rng.normal(50_000, 5_000, 200), 2_000_000, 3_000_000]]
+    assert run_test("outlier", salaries, {"measure": "salary"}).verdict == "extreme_values"  # the mean still counts

@@ -339,20 +339,24 @@ def outlier(rows: list[tuple[Any, ...]], params: Mapping[str, Any]) -> Verdict:
     """Values beyond the IQR fences and how far they move the mean."""
     values = _values(rows)
     if not len(values):
-        evidence: Evidence = {"outliers": 0, "share": 0.0, "mean": 0.0, "mean_without": 0.0, "shift": 0.0}
+        evidence: Evidence = {"outliers": 0, "share": 0.0, "mean": 0.0, "mean_without": 0.0, "sd_without": 0.0,
+                              "shift": 0.0}  # fmt: skip
         return Verdict("no_extreme_values", evidence)
     q1, q3 = np.percentile(values, [25, 75])
     reach = threshold("outlier", "iqr_factor") * (q3 - q1)
     out = (values < q1 - reach) | (values > q3 + reach)
     mean = float(values.mean())
-    mean_without = float(values[~out].mean()) if (~out).any() else mean
-    shift = verdicts.mean_shift(mean, mean_without)
+    inside = values[~out] if (~out).any() else values
+    mean_without = float(inside.mean())
+    sd_without = float(inside.std(ddof=1)) if len(inside) > 1 else 0.0
+    shift = verdicts.mean_shift(mean, mean_without, sd_without)
     count = int(out.sum())
     evidence = {
         "outliers": count,
         "share": count / len(values) * 100,
         "mean": _finite(mean),
         "mean_without": _finite(mean_without),
+        "sd_without": _finite(sd_without),
         "shift": _finite(shift),
     }
     return Verdict(verdicts.outlier_verdict(count, shift), evidence)

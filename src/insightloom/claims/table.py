@@ -195,7 +195,7 @@ OUTLIER = ClaimKind(
     verdicts=("extreme_values", "no_extreme_values"),
     test="values beyond the IQR fences (Q1 - 1.5 IQR, Q3 + 1.5 IQR; linear quantiles) and how far they move the mean",
     inputs=("v",),
-    evidence=("outliers", "share", "mean", "mean_without", "shift"),
+    evidence=("outliers", "share", "mean", "mean_without", "sd_without", "shift"),
     thresholds={"iqr_factor": 1.5, "mean_shift": 10.0},
     wording={
         "extreme_values": {
@@ -296,6 +296,7 @@ EVIDENCE_FORMAT: dict[str, tuple[str | None, int | None]] = {
     "slope": ("measure", None),
     "mean": ("measure", None),
     "mean_without": ("measure", None),
+    "sd_without": ("measure", None),
     "diff": ("measure", None),
     "ci_low": ("measure", None),
     "ci_high": ("measure", None),

@@ -125,11 +125,14 @@ def outlier_verdict(outliers: int, shift: float) -> str:
     return "extreme_values" if outliers > 0 and shift >= threshold("outlier", "mean_shift") else "no_extreme_values"
 
 
-def mean_shift(mean: float, mean_without: float) -> float:
-    """How far the outliers move the mean, in % of the mean without them (100 when that mean is 0 and they move it)."""
-    if mean_without == 0:
-        return 0.0 if mean == 0 else 100.0
-    return abs(mean - mean_without) / abs(mean_without) * 100.0
+def mean_shift(mean: float, mean_without: float, sd_without: float = 0.0) -> float:
+    """How far the outliers move the mean, in % of the mean without them or of those values' standard deviation,
+    whichever is larger: a mean near 0 (returns, changes) is no yardstick of its own (100 when both are 0 and the
+    outliers move it)."""
+    scale = max(abs(mean_without), abs(sd_without))
+    if scale == 0:
+        return 0.0 if mean == mean_without else 100.0
+    return abs(mean - mean_without) / scale * 100.0
 
 
 def is_sentinel(code: float, count: int, q1: float, q3: float, p99: float, rest_min: float, distinct: int) -> bool:

@@ -238,7 +238,8 @@ def _outlier(rows: Sequence[tuple[Any, ...]], params: Mapping[str, Any]) -> Verd
     values = _floats(rows)
     if not len(values):
         return Verdict(
-            "no_extreme_values", {"outliers": 0, "share": 0.0, "mean": 0.0, "mean_without": 0.0, "shift": 0.0}
+            "no_extreme_values",
+            {"outliers": 0, "share": 0.0, "mean": 0.0, "mean_without": 0.0, "sd_without": 0.0, "shift": 0.0},
         )
     q1 = float(_scipy().scoreatpercentile(values, 25))
     q3 = float(_scipy().scoreatpercentile(values, 75))
@@ -246,13 +247,16 @@ def _outlier(rows: Sequence[tuple[Any, ...]], params: Mapping[str, Any]) -> Verd
     inside = values[(values >= q1 - reach) & (values <= q3 + reach)]
     count = len(values) - len(inside)
     mean = float(_scipy().tmean(values))
-    mean_without = float(_scipy().tmean(inside)) if len(inside) else mean
-    shift = verdicts.mean_shift(mean, mean_without)
+    kept = inside if len(inside) else values
+    mean_without = float(_scipy().tmean(kept))
+    sd_without = float(_scipy().tstd(kept)) if len(kept) > 1 else 0.0
+    shift = verdicts.mean_shift(mean, mean_without, sd_without)
     evidence: Evidence = {
         "outliers": count,
         "share": 100.0 * count / len(values),
         "mean": mean,
         "mean_without": mean_without,
+        "sd_without": sd_without,
         "shift": shift,
     }
     return Verdict(verdicts.outlier_verdict(count, shift), evidence)

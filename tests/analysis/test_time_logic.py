@@ -137,9 +137,10 @@ def test_period_for_span_buckets() -> None:
 def test_a_decimal_year_reads_as_the_month_it_starts_in_pandas_and_in_duckdb_alike() -> None:
     import duckdb
 
-    values = pd.Series([1990.0, 1990 + 1 / 12, 1990.9166667, 1991.25, 1991 + 11.6 / 12, None, 2003 + 7 / 52])
+    values = pd.Series([1990.0, 1990 + 1 / 12, 1990.9166667, 1991.25, 1991 + 11.6 / 12, None, 2003 + 7 / 52,
+                        float("inf")])  # fmt: skip
     dates = time_logic.decimal_year_dates(values)
-    expected = ["1990-01-01", "1990-02-01", "1990-12-01", "1991-04-01", "1992-01-01", None, "2003-03-01"]
+    expected = ["1990-01-01", "1990-02-01", "1990-12-01", "1991-04-01", "1992-01-01", None, "2003-03-01", None]
     assert [None if pd.isna(d) else d.strftime("%Y-%m-%d") for d in dates] == expected
     connection = duckdb.connect()
     connection.register("frame", pd.DataFrame({"t": values}))
@@ -157,4 +158,7 @@ def test_a_profile_decimal_year_axis_is_a_date_axis_read_as_decimal_years() -> N
     assert time_logic.axis_for(_table([time]), "time") == TimeAxis("date", "time", (), "year", decimal=True)
     keys = time_logic.period_keys(pd.DataFrame({"time": [1990.0, 1990.5, 1991.0833]}), axis)
     assert [k.year for k in keys] == [1990, 1990, 1991]
-    assert time_logic.date_sql('"time"', axis).startswith("CAST(make_date(")
+    assert "make_date(" in time_logic.date_sql('"time"', axis)
+    assert time_logic.axis_for(_table([{**time, "max": 1990.25}]), "time").period == "month"  # never days or weeks
+    weekly = {**time, "samples": [2000 + k / 52 for k in range(5)]}  # a weekly series is no month grid
+    assert not time_logic.is_decimal_year_column(weekly)

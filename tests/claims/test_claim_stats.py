@@ -355,3 +355,13 @@ def test_an_outlier_shift_of_a_mean_near_zero_is_measured_against_the_spread() -
     assert compare({"value": local.verdict, "evidence": local.evidence}, checked).verified
     salaries = [(float(v),) for v in [*rng.normal(50_000, 5_000, 200), 2_000_000, 3_000_000]]
     assert run_test("outlier", salaries, {"measure": "salary"}).verdict == "extreme_values"  # the mean still counts
+
+
+def test_driver_verdicts_agree_at_the_threshold_and_on_a_constant_measure() -> None:
+    constant = [(by, g, 0.1) for by in ("A", "B") for g in ("x", "y", "z") for _ in range(4)]
+    for rows in (constant,):
+        ours, theirs = run_test("driver", rows, {"by": "A"}), recompute("driver", rows, {"by": "A"})
+        assert ours.verdict == theirs.verdict == "weak" and ours.evidence["eta_sq"] == 0.0
+    from insightloom.claims.verdicts import driver_verdict
+
+    assert driver_verdict(0.05999999999999996, 1, 2) == driver_verdict(0.06000000000000001, 1, 2) == "main"

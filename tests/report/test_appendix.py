@@ -315,3 +315,12 @@ def test_the_appendix_is_small_type_in_two_columns(trivial_job: Path) -> None:
     assert mark.text == "" and mark._p.pPr.find(qn("w:sectPr")) is not None
     line = next(p for p in doc.paragraphs if p.text.startswith("[1] "))
     assert {run.font.size.pt for run in line.runs} == {build.REFERENCE_PT}
+
+
+def test_a_group_count_names_its_groups_not_the_measure_they_hold() -> None:
+    groups = CalcInfo("g", 12, "count", None, "Number of Region groups", "number of Region groups with a Sales value",
+                      "verified", None)  # fmt: skip
+    values = bare_values({"g": groups})
+    assert values == {"12": frozenset({"region", "groups"})}
+    assert bare_spans("Sales rose by 12 units.", values) == []
+    assert bare_spans("12 countries", {"12": frozenset({"count"})}) == []  # whole words only

@@ -297,3 +297,15 @@ def test_append_result_refuses_a_wrong_claim_reference_with_the_fix(
         append_result("Trend", findings=[finding], script="code/x.py")
     assert fix in str(info.value)
     assert str(info.value).count("not a tracked") <= 1  # one problem named once
+
+
+def test_the_plans_words_quoted_in_the_limitations_are_no_claim_even_with_claim_words(job: Path) -> None:
+    from insightloom.report.labels import Labels
+    from insightloom.report.render import _claim_phrase_problems, _Filler, _Place
+
+    text = "Not done: `Test whether Region is the main driver of revenue`."
+    fill = _Filler({}, {}, "en")
+    quoted = _Place("Limitations", "bullet 1", text, quoted=True)
+    assert _claim_phrase_problems([quoted], fill, Labels()) == []
+    prose = _Place("Limitations", "bullet 1", text)
+    assert [p["phrase"] for p in _claim_phrase_problems([prose], fill, Labels())] == ["main driver"]

@@ -208,7 +208,10 @@ def date_column(table: dict[str, Any]) -> str | None:
 
 
 def period_for(col: dict[str, Any] | None) -> str:
-    """Trend bucket from the date span: days up to ~6 weeks, weeks up to ~6 months, months up to 3 years, then years."""
+    """Trend bucket from the date span: days up to ~6 weeks, weeks up to ~6 months, months up to 3 years, then years
+    (never finer than a month for a date stored as a decimal year)."""
+    if col and time_logic.is_decimal_year_column(col):
+        return time_logic.decimal_year_period(col.get("min"), col.get("max"))
     return semantics.period_for_span(col.get("min"), col.get("max")) if col else "month"
 
 

@@ -18,6 +18,7 @@ helpers):
 from __future__ import annotations
 
 import logging
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,6 +41,8 @@ _MIN_PERIOD_DAYS = {"month": 28.0, "year": 365.0}
 _WIDE_YEAR = re.compile(r"^\D{0,4}?((?:18|19|20)\d{2}|2100)\D{0,4}$")
 #: The profile's ``time_axis.encoding`` of a date stored as a decimal year.
 DECIMAL_YEAR = "decimal_year"
+#: How far (in months) a decimal year may sit off a whole month and still be read as one (1990.0833 rounds).
+_MONTH_GRID_SLACK = 0.02
 
 
 @dataclass(frozen=True)
@@ -118,10 +121,12 @@ def decimal_year_dates(values: pd.Series) -> pd.Series:
 
 
 def decimal_year_sql(column_sql: str) -> str:
-    """The SQL twin of :func:`decimal_year_dates` for a DOUBLE expression: the month start, as a TIMESTAMP."""
+    """The SQL twin of :func:`decimal_year_dates` for a DOUBLE expression: the month start, as a TIMESTAMP (NULL
+    where the value is NULL or not finite)."""
     whole = f"floor({column_sql})"
     months = f"CAST(floor(({column_sql} - {whole}) * 12 + 0.5) AS INTEGER)"
-    return f"CAST(make_date(CAST({whole} AS INTEGER), 1, 1) + to_months({months}) AS TIMESTAMP)"
+    date = f"CAST(make_date(CAST({whole} AS INTEGER), 1, 1) + to_months({months}) AS TIMESTAMP)"
+    return f"(CASE WHEN isfinite({column_sql}) THEN {date} END)"
 
 
 def axis_dates(values: pd.Series, axis: TimeAxis) -> pd.Series:
@@ -134,20 +139,32 @@ def date_sql(column_sql: str, axis: TimeAxis) -> str:
     return decimal_year_sql(f"CAST({column_sql} AS DOUBLE)") if axis.decimal else f"CAST({column_sql} AS TIMESTAMP)"
 
 
-def _span_days(col: dict[str, Any], decimal: bool = False) -> float | None:
+def _span_days(col: dict[str, Any]) -> float | None:
     try:
-        if decimal:
-            low, high = decimal_year_dates(pd.Series([float(col["min"]), float(col["max"])]))
-            return float((high - low).days)
         return float((pd.Timestamp(col["max"]) - pd.Timestamp(col["min"])).days)
     except (KeyError, TypeError, ValueError):
         return None
 
 
+def decimal_year_period(low: Any, high: Any) -> str:
+    """The trend bucket of a decimal-year span: as for dates, but never finer than a month (a decimal year is read
+    as the month it starts)."""
+    try:
+        start, end = decimal_year_dates(pd.Series([float(low), float(high)]))
+        period = period_for_span(float((end - start).days))
+    except (TypeError, ValueError):
+        period = "month"
+    return "month" if period in ("day", "week") else period
+
+
 def is_decimal_year_column(col: dict[str, Any]) -> bool:
-    """A numeric column the profile calls a ``period`` (a date stored as a decimal year, ``time`` 1990.083)."""
+    """A numeric column the profile calls a ``period`` (a date stored as a decimal year, ``time`` 1990.083) whose
+    sampled values sit on whole months: weekly or daily series (1/52, 1/365) are not read as months."""
     dtype = str(col.get("dtype", "")).lower()
-    return col.get("semantic") == "period" and ("float" in dtype or "int" in dtype or "double" in dtype)
+    if col.get("semantic") != "period" or not ("float" in dtype or "int" in dtype or "double" in dtype):
+        return False
+    samples = [float(v) for v in col.get("samples") or [] if isinstance(v, int | float) and math.isfinite(float(v))]
+    return all(abs((v % 1) * 12 - round((v % 1) * 12)) <= _MONTH_GRID_SLACK for v in samples)
 
 
 def _from_profile(table: dict[str, Any], axis: dict[str, Any]) -> TimeAxis | None:
@@ -163,7 +180,11 @@ def _from_profile(table: dict[str, Any], axis: dict[str, Any]) -> TimeAxis | Non
     if col is None or is_cohort_date(col):
         return None
     decimal = kind == "date" and axis.get("encoding") == DECIMAL_YEAR
-    period = "year" if kind == "year" else str(axis.get("period") or period_for_span(_span_days(col, decimal)))
+    if decimal:
+        period = str(axis.get("period") or decimal_year_period(col.get("min"), col.get("max")))
+        period = "month" if period in ("day", "week") else period
+    else:
+        period = "year" if kind == "year" else str(axis.get("period") or period_for_span(_span_days(col)))
     return TimeAxis(kind, column, (), period if period in PERIODS else "month", decimal)
 
 
@@ -208,10 +229,13 @@ def axis_for(table: dict[str, Any], column: str, period: str | None = None) -> T
             f"Column '{column}' is a cohort date (when each row's subject started, e.g. a hire or birth date), not "
             "a time axis. Fix: break the data down by its year as a category, or trend over an event date."
         )
-    decimal = is_decimal_year_column(col)
-    if col.get("role") == "date" or str(col.get("dtype", "")).startswith("datetime") or decimal:
+    if is_decimal_year_column(col):
         chosen = period or (profiled.period if profiled and profiled.column == column else None)
-        return TimeAxis("date", column, (), chosen or period_for_span(_span_days(col, decimal)), decimal)
+        chosen = chosen or decimal_year_period(col.get("min"), col.get("max"))
+        return TimeAxis("date", column, (), "month" if chosen in ("day", "week") else chosen, True)
+    if col.get("role") == "date" or str(col.get("dtype", "")).startswith("datetime"):
+        chosen = period or (profiled.period if profiled and profiled.column == column else None)
+        return TimeAxis("date", column, (), chosen or period_for_span(_span_days(col)))
     if _is_year_column(col):
         return TimeAxis("year", column, (), "year")
     raise ValueError(

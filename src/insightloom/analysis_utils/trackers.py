@@ -22,8 +22,8 @@ from typing import Any
 
 import pandas as pd
 
-from insightloom.analysis import choices
-from insightloom.analysis.time_logic import bucket
+from insightloom.analysis import choices, time_logic
+from insightloom.analysis.time_logic import TimeAxis, bucket
 from insightloom.analysis_utils.calculations import track_calculation
 from insightloom.analysis_utils.jobdir import job_dir, load_df, read_profile, resolve_view
 from insightloom.analysis_utils.sql import dbl, qi, ql, ref
@@ -281,7 +281,13 @@ def _when(expression: str, condition: str) -> str:
     return f"CASE WHEN {condition} THEN {expression} END" if condition else expression
 
 
-def last_period_mask(data: pd.DataFrame, date: str, period: str) -> pd.Series:
+def _date_axis(view: str | None, date: str, period: str) -> TimeAxis:
+    """``date`` as a date axis of ``period``: a decimal year (``time`` 1990.083) when the profile says so."""
+    column = choices.column(table_of(view).entry, date) or {}
+    return TimeAxis("date", date, (), period, time_logic.is_decimal_year_column(column))
+
+
+def last_period_mask(data: pd.DataFrame, date: str, period: str, view: str | None = None) -> pd.Series:
     """The rows whose ``date`` falls in the table's last ``period`` (the period of its latest date).
 
     Raises:
@@ -289,7 +295,7 @@ def last_period_mask(data: pd.DataFrame, date: str, period: str) -> pd.Series:
     """
     if period not in _PERIODS:
         raise ValueError(f"period {period!r} must be one of {', '.join(_PERIODS)}")
-    keys = bucket(pd.to_datetime(data[date], errors="coerce"), period)
+    keys = bucket(time_logic.axis_dates(data[date], _date_axis(view, date, period)), period)
     if keys.notna().sum() == 0:
         raise ValueError(f"column {date!r} holds no date, so it has no last {period}")
     return keys == keys.max()
@@ -297,7 +303,7 @@ def last_period_mask(data: pd.DataFrame, date: str, period: str) -> pd.Series:
 
 def last_period_sql(view: str, date: str, period: str) -> str:
     """The SQL twin of :func:`last_period_mask`: the row's period start equals the latest one in the view."""
-    key = f"date_trunc({ql(period)}, CAST({qi(date)} AS TIMESTAMP))"
+    key = f"date_trunc({ql(period)}, {time_logic.date_sql(qi(date), _date_axis(view, date, period))})"
     return f"{key} = (SELECT max({key}) FROM {qi(view)})"
 
 
@@ -351,7 +357,7 @@ def _track_aggregate(
     data = frame(view)
     keep, condition = _mask(data, where), where_sql(where)
     if last is not None:  # the last period of the WHOLE table, whatever ``where`` keeps
-        keep &= last_period_mask(data, *last)
+        keep &= last_period_mask(data, *last, view=view)
         condition = " AND ".join(c for c in (condition, last_period_sql(facts.view, *last)) if c)
     values = measured(data.loc[keep, column], facts)
     words = _where_words(where) + _last_words(last)
@@ -621,8 +627,9 @@ def track_change(
     if period is not None and period not in _PERIODS:
         raise ValueError(f"track_change({calc_id!r}): period {period!r} must be one of {', '.join(_PERIODS)}")
     if period:
-        keys = bucket(pd.to_datetime(data[by], errors="coerce"), period)
-        sql_key = f"date_trunc('{period}', CAST({qi(by)} AS TIMESTAMP))"
+        axis = _date_axis(view, by, period)
+        keys = bucket(time_logic.axis_dates(data[by], axis), period)
+        sql_key = f"date_trunc('{period}', {time_logic.date_sql(qi(by), axis)})"
         literal = {k: f"TIMESTAMP '{pd.Timestamp(k).isoformat(sep=' ')}'" for k in (first, last)}
     else:
         keys, sql_key, literal = data[by], qi(by), {k: ql(k) for k in (first, last)}

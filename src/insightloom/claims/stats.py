@@ -148,7 +148,9 @@ def trend(rows: list[tuple[Any, ...]], params: Mapping[str, Any]) -> Verdict:
 
 def eta_squared(labels: list[str], values: np.ndarray) -> float:
     """Between-group sum of squares over the total sum of squares (0 when the values do not vary)."""
-    total = float(((values - values.mean()) ** 2).sum()) if len(values) else 0.0
+    if not len(values) or float(np.ptp(values)) == 0:
+        return 0.0  # a constant 0.1 leaves a rounding residue of 1e-34 that would explain "everything"
+    total = float(((values - values.mean()) ** 2).sum())
     if total <= 0:
         return 0.0
     frame = pd.DataFrame({"g": labels, "v": values})

@@ -49,7 +49,7 @@ def trend_verdict(n: int, p_value: float, slope: float, tau: float, cv: float, l
 def driver_verdict(epsilon_sq: float, rank: int, breakdowns: int) -> str:
     """main for the breakdown with the largest material epsilon squared of two or more candidates, material for
     another material one (or the only candidate: "main" of one compares nothing), else weak."""
-    if epsilon_sq < threshold("driver", "material_epsilon_sq"):
+    if round(epsilon_sq, 9) < threshold("driver", "material_epsilon_sq"):  # both implementations agree at 0.06
         return "weak"
     return "main" if rank == 1 and breakdowns >= 2 else "material"
 

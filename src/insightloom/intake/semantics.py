@@ -997,9 +997,8 @@ def time_axis(columns: list[dict[str, Any]]) -> dict[str, Any] | None:
             return {"kind": "year", "column": col["name"], "period": "year"}
     for col in columns:
         if time_logic.is_decimal_year_column(col) and (col.get("distinct") or 0) >= 2:
-            low, high = time_logic.decimal_year_dates(pd.Series([col.get("min"), col.get("max")]))
-            return {"kind": "date", "column": col["name"], "period": period_for_span(low, high),
-                    "encoding": time_logic.DECIMAL_YEAR}  # fmt: skip
+            period = time_logic.decimal_year_period(col.get("min"), col.get("max"))
+            return {"kind": "date", "column": col["name"], "period": period, "encoding": time_logic.DECIMAL_YEAR}
     wide = wide_year_columns(columns)
     if wide:
         return {"kind": "wide_years", "column": None, "columns": wide, "period": "year"}

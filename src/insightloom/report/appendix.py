@@ -56,6 +56,7 @@ _COUNT_STOP_WORDS = frozenset(
     + ("shape", "index", "수", "의", "개")
 )
 _WORDS_BEFORE, _WORDS_AFTER, _NEAR_CHARS = 4, 3, 60
+_WITH_VALUE_RE = re.compile(r"\bwith\s+an?\s+.+?\s+value\b")
 _ENTRY_START_RE = re.compile(r"(?:^|; )(\[\d{1,4}\]) ")
 Span = tuple[int, int]
 
@@ -182,8 +183,19 @@ def is_appendix_line(line: str, markers: Mapping[str, CalcInfo], headings: Colle
 def _counted_words(info: CalcInfo) -> frozenset[str]:
     """The words that say what a trivial count counts ("rows", "Region", "groups", "행"), from its description and
     formula."""
-    words = _WORD_RE.findall(f"{info.description} {info.formula}".lower())
-    return frozenset(w for w in words if w not in _COUNT_STOP_WORDS and not w.isdigit())
+    text = _WITH_VALUE_RE.sub(" ", f"{info.description} {info.formula}".lower())  # "... with a Sales value"
+    words = _WORD_RE.findall(text)
+    return frozenset(w for w in words if w not in _COUNT_STOP_WORDS and (len(w) >= 3 or _is_hangul(w)))
+
+
+def _is_hangul(word: str) -> bool:
+    return any("\uac00" <= ch <= "\ud7a3" for ch in word)
+
+
+def _names(token: str, word: str) -> bool:
+    """The text's word is the counted word: the same word, its singular or plural ("1 row", "rows"), or a Korean
+    word with its particle ("행과")."""
+    return token in (word, word + "s", word.removesuffix("s")) or (_is_hangul(word) and token.startswith(word))
 
 
 def bare_values(calcs: Mapping[str, CalcInfo]) -> dict[str, frozenset[str] | None]:
@@ -207,7 +219,7 @@ def _says_what_it_counts(text: str, start: int, end: int, words: frozenset[str],
     near = _WORD_RE.findall(text[max(0, start - _NEAR_CHARS) : start].lower())[-_WORDS_BEFORE:]
     near += _WORD_RE.findall(text[end : end + _NEAR_CHARS].lower())[:_WORDS_AFTER]
     near += _WORD_RE.findall(context.lower())
-    return any(token.startswith(word) for token in near for word in words)
+    return any(_names(token, word) for token in near for word in words)
 
 
 def bare_spans(text: str, values: Mapping[str, frozenset[str] | None], context: str = "") -> list[Span]:

@@ -231,14 +231,16 @@ def _table_units(table: Table, table_no: int, section: str) -> list[TextUnit]:
     units: list[TextUnit] = []
     seen: set[Any] = set()  # holds the elements, so lxml keeps one proxy per cell and identity is stable
     n_rows, n_cols = len(table.rows), len(table.columns)
+    header = [cell.text for cell in table.rows[0].cells] if n_rows else []  # an edited row may hold fewer cells
     for r, row in enumerate(table.rows):
-        for c, cell in enumerate(row.cells):
+        cells = row.cells
+        for c, cell in enumerate(cells):
             if cell._tc in seen:
                 continue  # a merged cell repeats across the grid
             seen.add(cell._tc)
             text, spans, _ = _label_text(cell.paragraphs)
             where = f"table {table_no} row {r + 1} col {c + 1} (section '{section}')"
-            context = f"{table.rows[0].cells[c].text} {row.cells[0].text}"
+            context = f"{header[c] if c < len(header) else ''} {cells[0].text}"
             units.append(TextUnit(text, where, not is_label_cell(r, c, n_rows, n_cols), spans, context=context))
     return units
 

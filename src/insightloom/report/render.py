@@ -450,7 +450,9 @@ def _claim_phrase_problems(places: list[_Place], fill: _Filler, labels: Labels) 
     problems = []
     for place in places:
         printed = _printed(place.text, fill)
-        found = unsupported_phrases(printed.text, claims=printed.claims, protected=printed.cited,
+        # the plan's words the renderer quotes (the limitations) are never claims; other labels must name the data
+        quoted = printed.labels if place.quoted else []
+        found = unsupported_phrases(printed.text, claims=printed.claims, protected=[*printed.cited, *quoted],
                                     labels=printed.labels, names=labels)  # fmt: skip
         for hit in found:
             problem: dict[str, Any] = {"kind": "unsupported_claim", "phrase": hit.phrase, "claim_kind": hit.kind}

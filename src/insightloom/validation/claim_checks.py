@@ -136,7 +136,7 @@ def _effect_sizes(labels: list[str], values: np.ndarray) -> tuple[float, float]:
     """(eta², epsilon²) from the one-way ANOVA F: F(k-1) / (F(k-1) + N-k) and (F-1)(k-1) / (F(k-1) + N-k)."""
     groups = [np.asarray(part, dtype=float) for _, part in pd.Series(values).groupby(labels)]
     k, n = len(groups), len(values)
-    if k < 2 or n == 0 or float(np.var(values)) == 0:
+    if k < 2 or n == 0 or float(np.ptp(values)) == 0:
         return 0.0, 0.0
     if n == k:
         return 1.0, 0.0  # one value per group: every difference is between groups, none of it beyond chance

@@ -231,3 +231,21 @@ def test_a_trend_over_an_exported_time_series_decimal_year_reads_its_months_and_
     assert (calcs[f"{prefix}_first_period"]["value"], calcs[f"{prefix}_last_period"]["value"]) == ("1990", "1997")
     assert calcs[f"{prefix}_first_value"]["value"] == pytest.approx(float(frame["value"][:12].mean()))
     assert calcs[f"claim_trend_{prefix}"]["value"] == "rising"
+
+
+def test_the_trackers_read_a_decimal_year_column_as_months_in_pandas_and_duckdb(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from insightloom.analysis_utils.trackers import track_change, track_total
+
+    months = np.arange(36)
+    frame = pd.DataFrame({"time": 1990 + months / 12, "units": (10 + months).astype(int)})
+    job = _job(tmp_path, monkeypatch, frame)
+    track_total(None, "units", "units_last_year", last=("time", "year"))
+    first, last = pd.Timestamp("1990-01-01"), pd.Timestamp("1992-01-01")
+    track_change(None, "units", "time", first, last, "units_change", agg="sum", period="year")
+    assert flush_checks() == 2  # both DuckDB checks ran and agree with pandas
+    calcs = _calcs(job)
+    assert calcs["units_last_year"]["value"] == float(frame["units"][24:].sum())
+    early, late = frame["units"][:12].sum(), frame["units"][24:].sum()
+    assert calcs["units_change"]["value"] == pytest.approx(100 * (late - early) / early)

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from insightloom.analysis import time_logic
 from insightloom.intake import semantics
 
 logger = logging.getLogger(__name__)

@@ -154,6 +154,11 @@ def decimal_year_period(low: Any, high: Any) -> str:
         period = period_for_span(float((end - start).days))
     except (TypeError, ValueError):
         period = "month"
+    return at_least_month(period)
+
+
+def at_least_month(period: str) -> str:
+    """A decimal year's bucket: a day or week bucket becomes the month (each value stands for a whole month)."""
     return "month" if period in ("day", "week") else period
 
 
@@ -181,8 +186,7 @@ def _from_profile(table: dict[str, Any], axis: dict[str, Any]) -> TimeAxis | Non
         return None
     decimal = kind == "date" and axis.get("encoding") == DECIMAL_YEAR
     if decimal:
-        period = str(axis.get("period") or decimal_year_period(col.get("min"), col.get("max")))
-        period = "month" if period in ("day", "week") else period
+        period = at_least_month(str(axis.get("period") or decimal_year_period(col.get("min"), col.get("max"))))
     else:
         period = "year" if kind == "year" else str(axis.get("period") or period_for_span(_span_days(col)))
     return TimeAxis(kind, column, (), period if period in PERIODS else "month", decimal)
@@ -232,7 +236,7 @@ def axis_for(table: dict[str, Any], column: str, period: str | None = None) -> T
     if is_decimal_year_column(col):
         chosen = period or (profiled.period if profiled and profiled.column == column else None)
         chosen = chosen or decimal_year_period(col.get("min"), col.get("max"))
-        return TimeAxis("date", column, (), "month" if chosen in ("day", "week") else chosen, True)
+        return TimeAxis("date", column, (), at_least_month(chosen), True)
     if col.get("role") == "date" or str(col.get("dtype", "")).startswith("datetime"):
         chosen = period or (profiled.period if profiled and profiled.column == column else None)
         return TimeAxis("date", column, (), chosen or period_for_span(_span_days(col)))

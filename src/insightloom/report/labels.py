@@ -121,20 +121,22 @@ def _label_text(value: Any) -> str | None:
     return text if text.isdigit() or (any(ch.isalpha() for ch in text) and "%" not in text) else None
 
 
-def _column_labels(column: dict[str, Any]) -> list[str]:
+def _column_values(column: dict[str, Any]) -> list[Any]:
+    """A column's name and, for a category, the values its profile entry lists."""
     values: list[Any] = [column.get("name")]
     if column.get("role") == "category":
         values += [tv.get("value") for tv in column.get("top_values") or [] if isinstance(tv, dict)]
         values += list(column.get("samples") or [])
-    return [text for text in map(_label_text, values) if text]
+    return values
+
+
+def _column_labels(column: dict[str, Any]) -> list[str]:
+    return [text for text in map(_label_text, _column_values(column)) if text]
 
 
 def _column_words(column: dict[str, Any]) -> set[str]:
     """A column's name and, for a category, its values, lowercased (what a backtick label may name)."""
-    values: list[Any] = [column.get("name")]
-    if column.get("role") == "category":
-        values += [tv.get("value") for tv in column.get("top_values") or [] if isinstance(tv, dict)]
-        values += list(column.get("samples") or [])
+    values = _column_values(column)
     return {str(value).strip().lower() for value in values if isinstance(value, str | int | float) and str(value)}
 
 

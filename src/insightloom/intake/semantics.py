@@ -23,6 +23,7 @@ import pandas as pd
 
 from insightloom.analysis import time_logic
 from insightloom.analysis.ids import slug_map
+from insightloom.intake.headline_context import context_points
 from insightloom.intake.roles import CATEGORY_MAX_DISTINCT, field_name, normalize_name
 
 logger = logging.getLogger(__name__)
@@ -63,6 +64,7 @@ class ColumnFacts:
     distinct: int = 0
     low: float | None = None
     high: float | None = None
+    mean: float | None = None
     #: The distinct values as text, when there are at most two.
     pair: tuple[str, ...] = ()
     #: Integers 1..n (or 0..n-1) in row order, without gaps or blanks.
@@ -106,6 +108,7 @@ def facts_from_series(
     integer = numeric and bool(len(present)) and bool((present.astype("float64") % 1 == 0).all())
     low = float(present.min()) if numeric and len(present) else None
     high = float(present.max()) if numeric and len(present) else None
+    mean = float(present.astype("float64").mean()) if numeric and len(present) else None
     distinct = int(present.nunique())
     pair = tuple(sorted(str(v).strip() for v in present.unique())) if distinct <= 2 else ()
     text = not numeric and not pd.api.types.is_datetime64_any_dtype(series) and not pd.api.types.is_bool_dtype(series)
@@ -120,6 +123,7 @@ def facts_from_series(
         distinct=distinct,
         low=low,
         high=high,
+        mean=mean,
         pair=pair,
         consecutive=_consecutive(series) if integer else None,
         rising_share=_rising_share(present) if numeric else None,
@@ -172,6 +176,7 @@ def facts_from_profile(col: dict[str, Any], rows: int) -> ColumnFacts:
         distinct=distinct,
         low=low,
         high=high,
+        mean=_number(col.get("mean")),
         pair=pair,
         consecutive=consecutive,
         period_values=not numeric and bool(samples) and all(_PERIOD_VALUE_RE.match(s) for s in samples),
@@ -212,6 +217,9 @@ _WEIGHT_NAME_RE = re.compile(
     r"(^| )(weight|weights|wt|wgt|wts|pweight|perwt|hhwt|finalwgt|wgtp|pwgtp|sampling weight|survey weight)( |$)"
     r"|가중치"
 )
+_AMBIGUOUS_WEIGHT_RE = re.compile(r"weight|wt|wgt")
+_NORMALISED_WEIGHT = (0.5, 2.0)
+_EXPANSION_MIN = 10_000
 _PHYSICAL_WEIGHT_RE = re.compile(r"(^| )(kg|kgs|lb|lbs|g|grams?|pounds?|tons?|oz)( |$)|무게|중량|체중")
 _COORDINATE_NAME_RE = re.compile(
     r"^(x|y|z|lat|latitude|lon|long|lng|longitude|coord x|coord y|x coord|y coord|easting|northing)$"
@@ -385,8 +393,18 @@ def is_cumulative(facts: ColumnFacts) -> bool:
 
 
 def is_weight(facts: ColumnFacts) -> bool:
-    """A survey/sample weight (``weight``, ``perwt``, ``가중치``), not a body weight in kg or lb."""
-    return facts.numeric and bool(_WEIGHT_NAME_RE.search(facts.norm)) and not _PHYSICAL_WEIGHT_RE.search(facts.norm)
+    """A survey/sample weight (``perwt``, ``가중치``, ``weight`` near 1 on average), not a body weight in kg or lb.
+
+    A bare ``weight``, ``wt`` or ``wgt`` is far more often a physical weight (a chick's grams, a car's pounds,
+    ``mtcars``' thousands of pounds): it is a survey weight only when its values look like one, normalised to a
+    mean near 1 or expanding each row to at least ``_EXPANSION_MIN`` people.
+    """
+    if not facts.numeric or not _WEIGHT_NAME_RE.search(facts.norm) or _PHYSICAL_WEIGHT_RE.search(facts.norm):
+        return False
+    if not _AMBIGUOUS_WEIGHT_RE.fullmatch(facts.norm) or facts.mean is None:
+        return True
+    normalised = _NORMALISED_WEIGHT[0] <= facts.mean <= _NORMALISED_WEIGHT[1]
+    return normalised or (facts.low is not None and facts.low >= _EXPANSION_MIN)
 
 
 def is_duration(facts: ColumnFacts) -> bool:
@@ -792,7 +810,7 @@ def rate_pairs(columns: list[dict[str, Any]]) -> list[dict[str, Any]]:
 # --------------------------------------------------------------------------------------------- headline measures
 
 _MEASURE_HINTS: tuple[tuple[re.Pattern[str], int, str], ...] = (
-    (re.compile(r"revenue|sales|amount|매출|금액|판매액", re.I), 40, "money-like name"),
+    (re.compile(r"revenue|sales|amount|(^|[^a-z])rev([^a-z]|$)|매출|금액|판매액", re.I), 40, "money-like name"),
     (re.compile(r"price|fare|salary|income|wage|profit|가격|단가|급여|소득|연봉", re.I), 40, "money-like name"),
     (re.compile(r"cost|spend|비용|광고비", re.I), 30, "cost-like name"),
     (re.compile(r"total|합계|총|(^|[^a-z])cnt([^a-z]|$)", re.I), 25, "a total"),
@@ -801,7 +819,8 @@ _MEASURE_HINTS: tuple[tuple[re.Pattern[str], int, str], ...] = (
 )
 _OUTCOME_NAME_RE = re.compile(
     r"(^| )(survived|survival|churn|churned|default|defaulted|outcome|target|label|converted|conversion|success|"
-    r"passed|pass|died|death|clicked|purchased|approved|fraud|won|win|wins|response|responded|retained|admitted)( |$)"
+    r"passed|pass|died|death|clicked|purchased|approved|fraud|won|win|wins|response|responded|retained|admitted|"
+    r"participation|participated)( |$)"
     r"|생존|이탈|합격|성공|전환여부|구매여부"
 )
 _SUMMARY_RE = re.compile(r"total|overall|avg|average|mean|summary|합계|총|평균|종합", re.I)
@@ -814,6 +833,8 @@ _SCHOOL_TABLE_RE = re.compile(
 _TEST_SCORE_RE = re.compile(r"^(read|reading|math|maths|writing|science|literacy|numeracy|test|exam)$|score(?!d)")
 _POPULATION_RE = re.compile(r"^(pop|population|pop\d+)$|인구")
 _SUBJECT_MIN = 3
+_ABBREVIATION_MIN = 5
+_GROUP_REPEATS = 2
 
 
 @dataclass
@@ -847,11 +868,14 @@ def table_subject(column: str, table_name: str) -> bool:
     """The table is named after the column (``Affairs.csv`` and ``affairs``, ``Wage.csv`` and ``wage``).
 
     Only the very word: ``flights.csv`` and its ``flight`` number, or ``Salaries.csv`` and ``salary``, do not count
-    (a singular of the file's plural is as often the rows' own number as their subject).
+    (a singular of the file's plural is as often the rows' own number as their subject). A file word of five or
+    more letters that starts the column is its abbreviation (``Vocab.csv`` and ``vocabulary``).
     """
     col = normalize_name(field_name(column)).replace(" ", "")
     words = normalize_name(re.sub(r"\d+", " ", Path(table_name).stem)).split() if table_name else []
-    return len(col) >= _SUBJECT_MIN and col in words
+    if len(col) >= _SUBJECT_MIN and col in words:
+        return True
+    return any(len(word) >= _ABBREVIATION_MIN and col.startswith(word) for word in words)  # ``Vocab``: vocabulary
 
 
 def _numbered_groups(col: dict[str, Any]) -> bool:
@@ -875,6 +899,8 @@ def _context_points(scored: _Scored, col: dict[str, Any], table_name: str) -> No
 
 def _score(scored: _Scored, col: dict[str, Any], rows: int, parts: dict[str, list[str]], table_name: str) -> None:
     name = scored.name
+    if _numbered_groups(col) and rows >= _GROUP_REPEATS * int(col.get("distinct") or 0):
+        scored.add(-25)  # ``Chick`` 1..50 over 578 rows: a group's number, not an amount
     if col.get("unit") and col.get("semantic") != "duration":
         scored.add(50, f"currency ({col['unit']})" if col["unit"] in CURRENCIES else f"unit {col['unit']}")
     outcome_name = bool(_OUTCOME_NAME_RE.search(normalize_name(name)))
@@ -918,6 +944,7 @@ def headline_measures(
     """
     wide = wide_year_columns(columns)
     weighted = any(_FREQUENCY_RE.fullmatch(str(c.get("name", ""))) and c.get("role") == "measure" for c in columns)
+    context = context_points([str(c.get("name", "")) for c in columns], table_name)
     ranked = []
     for index, col in enumerate(columns):
         if not headline_candidate(col, rows, wide):
@@ -926,6 +953,8 @@ def headline_measures(
             continue  # a frequency table: a yes/no column counts its cells, not people; the frequency leads
         scored = _Scored(index, str(col["name"]))
         _score(scored, col, rows, parts or {}, table_name)
+        for points, reason in context.get(scored.name, []):
+            scored.add(points, reason)
         ranked.append(scored)
     ranked.sort(key=lambda s: (-s.score, s.index))
     return [{"column": s.name, "reason": "; ".join(s.reasons) or "a complete numeric measure"} for s in ranked]

@@ -70,16 +70,19 @@ def _outliers(ctx: Context, facts: ColumnFacts, prefix: str, s: pd.Series, r: di
     q1, q3 = s.quantile(0.25), s.quantile(0.75)
     outliers = int(((s < q1 - 1.5 * (q3 - q1)) | (s > q3 + 1.5 * (q3 - q1))).sum())
     col, view, tx = measured_sql(facts), qi(ctx.view), ctx.tx
-    fences = f"WITH q AS (SELECT quantile_cont({col}, 0.25) AS q1, quantile_cont({col}, 0.75) AS q3 FROM {view}) "
-    outside = f"({col} < q1 - 1.5 * (q3 - q1) OR {col} > q3 + 1.5 * (q3 - q1))"
+    # The fences are scalar subqueries, never joined in: a table with its own ``Q1`` column (DuckDB names are
+    # case-insensitive) would make a joined ``q1`` ambiguous.
+    fences = (f"WITH q AS (SELECT quantile_cont({col}, 0.25) AS q1, quantile_cont({col}, 0.75) AS q3 FROM {view}), "
+              "f AS (SELECT q1 - 1.5 * (q3 - q1) AS lo, q3 + 1.5 * (q3 - q1) AS hi FROM q) ")  # fmt: skip
+    outside = f"({col} < (SELECT lo FROM f) OR {col} > (SELECT hi FROM f))"
     r["outliers"] = track_value(prefix + "_outliers", outliers, tx["d_outliers"].format(m=m),
                                 "values below Q1 - 1.5 IQR or above Q3 + 1.5 IQR", ctx.view, [m], "medium",
-                                fences + f"SELECT COUNT(*) FROM {view}, q WHERE {outside}", "count")  # fmt: skip
+                                fences + f"SELECT COUNT(*) FROM {view} WHERE {outside}", "count")  # fmt: skip
     share = 100 * outliers / len(s)
     r["share"] = track_value(prefix + "_outlier_share", share, tx["d_outlier_share"].format(m=m),
                              "outliers / non-missing values * 100", ctx.view, [m], "medium",
                              fences + f"SELECT 100 * CAST(COUNT(*) FILTER (WHERE {outside}) AS DOUBLE) / COUNT({col}) "
-                             f"FROM {view}, q", "%", 2 if 0 < share < 1 else None)  # fmt: skip
+                             f"FROM {view}", "%", 2 if 0 < share < 1 else None)  # fmt: skip
     r["claim"] = outlier_claim(ctx, prefix, m)
     return pick(tx, "outliers", outliers).format(**r)
 

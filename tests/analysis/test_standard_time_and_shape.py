@@ -264,3 +264,44 @@ def test_the_trackers_read_a_decimal_year_column_as_months_in_pandas_and_duckdb(
     assert calcs["units_last_year"]["value"] == float(frame["units"][24:].sum())
     early, late = frame["units"][:12].sum(), frame["units"][24:].sum()
     assert calcs["units_change"]["value"] == pytest.approx(100 * (late - early) / early)
+
+
+def test_a_trend_over_whole_number_time_steps_averages_each_step_and_every_check_passes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A panel measured at steps 1..12 with no calendar (``Time`` of a pig growth study): one point per step."""
+    steps = np.tile(np.arange(1, 13), 10)
+    frame = pd.DataFrame({"Pig": np.repeat(np.arange(1, 11), 12), "Time": steps, "Weight": 20.0 + 6.5 * steps})
+    job = _job(tmp_path, monkeypatch, frame)
+    table = json.loads((job / "cache" / "profile.json").read_text(encoding="utf-8"))["tables"][0]
+    assert table["time_axis"] == {"kind": "index", "column": "Time", "period": "step"}
+    assert next(c for c in table["columns"] if c["name"] == "Time")["aggregation"] == "none"
+    run_trend(AnalysisSpec("trend", measure="Weight", by="Time", agg="mean", period="step"))
+    calcs = _calcs(job)
+    assert flush_checks() == sum(1 for c in calcs.values() if c["check"])
+    prefix = "avg_weight_per_step"
+    assert calcs[f"{prefix}_periods"]["value"] == 12
+    assert (calcs[f"{prefix}_first_period"]["value"], calcs[f"{prefix}_last_period"]["value"]) == ("1", "12")
+    assert calcs[f"{prefix}_change"]["value"] == pytest.approx(100 * (98.0 - 26.5) / 26.5)
+    assert calcs[f"claim_trend_{prefix}"]["value"] == "rising"
+    assert any("time step" in f for f in _findings(job))
+
+
+def test_a_weekly_decimal_year_series_trends_by_year_read_as_days(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``time`` 1990.1346, 1990.1538 ... (a weekly series, 1/52): read as days, so no week lands in the next year."""
+    weeks = np.arange(7, 7 + 52 * 6)
+    frame = pd.DataFrame({"time": 1990 + weeks / 52, "value": 100.0 + weeks})
+    job = _job(tmp_path, monkeypatch, frame)
+    axis = json.loads((job / "cache" / "profile.json").read_text(encoding="utf-8"))["tables"][0]["time_axis"]
+    assert axis == {"kind": "date", "column": "time", "period": "year", "encoding": "decimal_year_day"}
+    run_trend(AnalysisSpec("trend", measure="value", by="time", agg="mean", period="year"))
+    calcs = _calcs(job)
+    assert flush_checks() == sum(1 for c in calcs.values() if c["check"])
+    prefix = "avg_value_per_year"
+    assert calcs[f"{prefix}_periods"]["value"] == 7
+    in_1990 = frame["value"][frame["time"] < 1991]  # 1990 + 51/52 is 24 December 1990, never January 1991
+    assert calcs[f"{prefix}_from_period"]["value"] == "1990"
+    assert calcs[f"{prefix}_from_value"]["value"] == pytest.approx(float(in_1990.mean()))
+    assert calcs[f"{prefix}_to_period"]["value"] == "1995"  # 1996 holds six weeks: a partial last year is left out

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import duckdb
 import pandas as pd
 import pytest
 
@@ -154,11 +155,42 @@ def test_a_profile_decimal_year_axis_is_a_date_axis_read_as_decimal_years() -> N
             "min": 1990.0, "max": 1994.916667}  # fmt: skip
     table = _table([time], time_axis={"kind": "date", "column": "time", "period": "year", "encoding": "decimal_year"})
     axis = time_logic.trend_axis(table)
-    assert axis == TimeAxis("date", "time", (), "year", decimal=True)
-    assert time_logic.axis_for(_table([time]), "time") == TimeAxis("date", "time", (), "year", decimal=True)
+    assert axis == TimeAxis("date", "time", (), "year", encoding="decimal_year")
+    assert time_logic.axis_for(_table([time]), "time") == TimeAxis("date", "time", (), "year", encoding="decimal_year")
     keys = time_logic.period_keys(pd.DataFrame({"time": [1990.0, 1990.5, 1991.0833]}), axis)
     assert [k.year for k in keys] == [1990, 1990, 1991]
     assert "make_date(" in time_logic.date_sql('"time"', axis)
     assert time_logic.axis_for(_table([{**time, "max": 1990.25}]), "time").period == "month"  # never days or weeks
     weekly = {**time, "samples": [2000 + k / 52 for k in range(5)]}  # a weekly series is no month grid
-    assert not time_logic.is_decimal_year_column(weekly)
+    assert time_logic.decimal_year_encoding(weekly) == time_logic.DECIMAL_YEAR_DAY
+
+
+def test_a_weekly_or_daily_decimal_year_is_read_as_its_day_in_pandas_and_in_sql_alike() -> None:
+    values = pd.Series([1981.0, 1981 + 1 / 365, 1984 + 365 / 366, 1990 + 7 / 52, float("nan")], name="time")
+    dates = time_logic.decimal_year_dates(values, time_logic.DECIMAL_YEAR_DAY)
+    assert [d.strftime("%Y-%m-%d") for d in dates.dropna()] == ["1981-01-01", "1981-01-02", "1984-12-31", "1990-02-19"]
+    con = duckdb.connect()
+    con.register("t", pd.DataFrame({"time": values}))
+    sql = time_logic.decimal_year_sql("CAST(time AS DOUBLE)", time_logic.DECIMAL_YEAR_DAY)
+    in_sql = con.execute(f"SELECT {sql} FROM t").df().iloc[:, 0]
+    assert in_sql.iloc[:4].tolist() == dates.iloc[:4].tolist() and pd.isna(in_sql.iloc[4])
+    weekly = {"name": "time", "role": "category", "dtype": "float64", "semantic": "period", "distinct": 695,
+              "min": 1990.134615, "max": 2003.480769, "samples": [1990.134615, 1990.153846]}  # fmt: skip
+    axis = time_logic.axis_for(_table([weekly]), "time")
+    assert axis == TimeAxis("date", "time", (), "year", encoding=time_logic.DECIMAL_YEAR_DAY)
+    short = {**weekly, "max": 1990.5}
+    assert time_logic.axis_for(_table([short]), "time").period == "week"  # days are days: finer than a month
+
+
+def test_whole_number_time_steps_are_an_index_axis_keyed_by_the_step() -> None:
+    steps = {"name": "TIME", "role": "category", "dtype": "float64", "semantic": "time_step", "distinct": 25,
+             "min": 1.0, "max": 25.0}  # fmt: skip
+    table = _table([steps], time_axis={"kind": "index", "column": "TIME", "period": "step"})
+    axis = time_logic.trend_axis(table)
+    assert axis == TimeAxis("index", "TIME", (), "step")
+    assert time_logic.axis_for(_table([steps]), "TIME") == axis
+    keys = time_logic.period_keys(pd.DataFrame({"TIME": [1.0, 2.0, 2.5, None]}), axis)
+    assert keys.tolist()[:2] == [1, 2] and keys.isna().tolist()[2:] == [True, True]
+    assert time_logic.period_label(7, axis) == "7"
+    with pytest.raises(ValueError, match="time step"):
+        time_logic.axis_for(_table([{**steps, "semantic": None}]), "TIME")

@@ -47,6 +47,18 @@ def test_trend_evidence_volatility_figures() -> None:
     assert run_test("trend", _column([1, 2, 3, 4]), {}).verdict == "no_clear_trend"  # 4 periods: exact p is 0.083
 
 
+def test_a_weak_drift_amid_large_swings_is_volatile_and_the_validator_agrees() -> None:
+    """A cycle over many periods (sunspot-like): Kendall's p is small, tau weak, the swings are what a reader sees."""
+    steps = np.arange(300)
+    values = 50 + 0.07 * steps + 45 * np.sin(2 * np.pi * steps / 11)
+    result = run_test("trend", _column(list(values)), {})
+    assert result.evidence["p_value"] < 0.05 and abs(result.evidence["tau"]) < 0.2
+    assert result.verdict == "volatile"
+    assert recompute("trend", _column(list(values)), {}).verdict == "volatile"  # SciPy reads it the same
+    steady = 50 + 0.07 * steps + 2 * np.sin(2 * np.pi * steps / 11)  # the same drift with small swings
+    assert run_test("trend", _column(list(steady)), {}).verdict == "rising"
+
+
 def test_kendall_matches_scipy_with_ties() -> None:
     from scipy import stats as sps
 

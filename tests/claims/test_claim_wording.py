@@ -39,7 +39,7 @@ VOLATILE = claim(
 
 def test_the_contract_example_sentence() -> None:
     assert claim_text(VOLATILE, "en") == (
-        "no clear trend: the monthly totals swing by 83.2% of their mean (CV 61.3%, Kendall p = 0.570)"
+        "no clear trend: the monthly totals swing by 83.2% of their mean (CV 61.3%, Kendall tau 0.20, p = 0.570)"
     )
     assert claim_text(VOLATILE, "ko").startswith("뚜렷한 추세 없음: 월별 합계")
 

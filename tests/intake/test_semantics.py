@@ -362,3 +362,65 @@ def test_a_decimal_year_column_is_the_tables_date_axis_and_no_identifier() -> No
     assert axis == {"kind": "date", "column": "time", "period": "year", "encoding": "decimal_year"}
     short = {**column, "max": 1991.9}  # two years of months: monthly buckets
     assert time_axis([short, value])["period"] == "month"
+
+
+@pytest.mark.parametrize(
+    ("name", "values"),
+    [("time", range(1, 201)), ("TIME", [float(v) for v in range(1, 26)]), ("trend", [1, 1, 2, 2, 3, 4, 5, 5]),
+     ("t", range(0, 10)), ("Time", list(range(1, 13)) * 3)],
+)  # fmt: skip
+def test_whole_number_steps_under_a_time_name_are_time_steps_and_the_time_axis(name: str, values: Any) -> None:
+    facts = _facts(name, values)
+    assert _verdict(name, values) == ("none", "time_step")
+    assert column_semantics(facts).role == "category"  # never summed, averaged, nor a clock time (TIME 1..25)
+    col = {"name": name, "role": "category", "semantic": "time_step", "distinct": facts.distinct}
+    assert sem.time_axis([col]) == {"kind": "index", "column": name, "period": "step"}
+
+
+@pytest.mark.parametrize(
+    ("name", "values"),
+    [("time", [5, 11, 12, 13, 26, 30]), ("t", [2.1, 3.4, 1.9, 2.2]), ("time", [1, 2, 3]), ("score", range(1, 9)),
+     ("time", range(3, 12))],
+)  # fmt: skip
+def test_gaps_decimals_few_steps_other_names_or_a_late_start_are_no_time_steps(name: str, values: Any) -> None:
+    assert _verdict(name, values)[1] != "time_step"  # survival days, a t statistic, 3 steps, a score, from step 3
+
+
+def test_a_calendar_axis_wins_over_time_steps() -> None:
+    steps = {"name": "t", "role": "category", "semantic": "time_step", "distinct": 30}
+    year = {"name": "year", "role": "category", "semantic": "year", "distinct": 30}
+    assert sem.time_axis([steps, year]) == {"kind": "year", "column": "year", "period": "year"}
+
+
+def test_a_year_name_reads_years_before_1800_but_a_bare_number_does_not() -> None:
+    early = [1700, 1701, 1850, 2008]
+    assert _verdict("YEAR", early) == ("none", "year")  # 309 years of sunspots
+    assert _verdict("rownames", [1700, 1701, 1702, 1703])[1] != "year"
+    assert _verdict("year", [1, 2, 3, 4, 5])[1] != "year"  # a year index stays a code
+
+
+@pytest.mark.parametrize(("values", "positive"), [(["absent", "present"], "present"), (["Negative", "Positive"],
+                         "Positive"), (["음성", "양성"], "양성")])  # fmt: skip
+def test_presence_and_test_results_are_two_valued_outcomes(values: list[str], positive: str) -> None:
+    assert sem.binary_positive(_facts("result", values * 3, role="category")) == positive
+
+
+def test_a_yes_no_column_named_like_the_table_leads_as_its_rate() -> None:
+    def col(name: str, **kw: Any) -> dict[str, Any]:
+        return {"name": name, "role": "measure", "dtype": "int64", "distinct": 50, "missing": 0, "min": 1,
+                "max": 200, "mean": 80.0, "aggregation": "mean", "semantic": None, **kw}  # fmt: skip
+
+    kyphosis = [col("Kyphosis", dtype="object", distinct=2, semantic="binary_outcome", positive_value="present",
+                    min=None, max=None, mean=None), col("Age"), col("Number"), col("Start")]  # fmt: skip
+    assert sem.headline_measures(kyphosis, 81, table_name="kyphosis.csv")[0]["column"] == "Kyphosis"
+    assert sem.headline_measures(kyphosis, 81, table_name="spine.csv")[0]["column"] != "Kyphosis"
+
+
+@pytest.mark.parametrize("lead", ["realgdp", "GNP", "gsp", "Consumption", "gdp_per_capita"])
+def test_an_economy_table_leads_with_its_output_or_spending(lead: str) -> None:
+    def col(name: str, high: float) -> dict[str, Any]:
+        return {"name": name, "role": "measure", "dtype": "float64", "distinct": 40, "missing": 0, "min": 1.0,
+                "max": high, "mean": high / 2, "aggregation": "mean", "semantic": None}  # fmt: skip
+
+    macro = [col("pcap", 90.0), col("realint", 30.0), col(lead, 3.0), col("GNPDEFL", 99.0)]
+    assert sem.headline_measures(macro, 200)[0]["column"] == lead

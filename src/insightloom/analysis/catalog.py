@@ -18,8 +18,8 @@ from insightloom.analysis import choices as selection
 logger = logging.getLogger(__name__)
 
 KINDS = ("overview", "kpi", "breakdown", "trend", "correlation", "distribution")
-PERIODS = {"en": {"day": "day", "week": "week", "month": "month", "year": "year"},
-           "ko": {"day": "일별", "week": "주별", "month": "월별", "year": "연도별"}}  # fmt: skip
+PERIODS = {"en": {"day": "day", "week": "week", "month": "month", "year": "year", "step": "time step"},
+           "ko": {"day": "일별", "week": "주별", "month": "월별", "year": "연도별", "step": "시점별"}}  # fmt: skip
 #: The last period a filtered KPI keeps ("the last month"); Korean needs nouns here, not the trend's "월별".
 LAST_PERIODS = {"en": {"day": "day", "week": "week", "month": "month", "year": "year"},
                 "ko": {"day": "날", "week": "주", "month": "달", "year": "해"}}  # fmt: skip

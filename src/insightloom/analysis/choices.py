@@ -34,7 +34,7 @@ _CATEGORY_HINT = re.compile(
     re.I,
 )
 #: Semantics that are never a breakdown: positions, row numbers, running totals and the time axis itself.
-_NOT_BREAKDOWN = ("rank", "index", "cumulative", "year", "period")
+_NOT_BREAKDOWN = ("rank", "index", "cumulative", "year", "period", "time_step")
 
 
 @dataclass(frozen=True)
@@ -197,7 +197,7 @@ def breakdown_columns(table: dict[str, Any], request: str = "", *, full: bool = 
 
 
 def time_axis(table: dict[str, Any]) -> dict[str, Any] | None:
-    """The profile's ``time_axis``: ``{"kind": "date"|"year"|"wide_years", "column", "period", ["columns"]}``."""
+    """The profile's ``time_axis``: ``{"kind": "date"|"year"|"wide_years"|"index", "column", "period", ...}``."""
     axis = annotated(table).get("time_axis")
     return dict(axis) if axis else None
 
@@ -210,9 +210,10 @@ def date_column(table: dict[str, Any]) -> str | None:
 
 def period_for(col: dict[str, Any] | None) -> str:
     """Trend bucket from the date span: days up to ~6 weeks, weeks up to ~6 months, months up to 3 years, then years
-    (never finer than a month for a date stored as a decimal year)."""
-    if col and time_logic.is_decimal_year_column(col):
-        return time_logic.decimal_year_period(col.get("min"), col.get("max"))
+    (never finer than a month for a date stored as a decimal year on whole months)."""
+    encoding = time_logic.decimal_year_encoding(col) if col else None
+    if col and encoding:
+        return time_logic.decimal_year_period(col.get("min"), col.get("max"), encoding)
     return semantics.period_for_span(col.get("min"), col.get("max")) if col else "month"
 
 

@@ -4,9 +4,12 @@ Every model reads a table over time the same way through these functions (the of
 :mod:`insightloom.analysis_utils.standard.trend`, an LLM Coder through the profile's ``time_axis`` and the same
 helpers):
 
-- the axis comes from the profile's ``time_axis`` (``date``, integer ``year`` or ``wide_years``: one column per year);
+- the axis comes from the profile's ``time_axis`` (``date``, integer ``year``, ``wide_years``: one column per year, or
+  ``index``: whole-number time steps with no calendar, ``time`` 1..200, one point per step);
   a date stored as a decimal year (an exported R time series' ``time``: 1990.0, 1990.083 ...) is a ``date`` axis
-  with ``encoding: decimal_year``, each value read as the month it starts (``1990.083`` is February 1990);
+  with ``encoding: decimal_year``, each value read as the month it starts (``1990.083`` is February 1990), or, when
+  the values sit between months (weekly or daily series, 1/52, 1/365), ``encoding: decimal_year_day``, each value
+  read as the day it starts;
 - a cohort date (hire, birth, signup date; semantic ``cohort_date``) says when each row's subject started, not when
   something happened, so it is never a trend axis;
 - a first or last period the data covers only in part (data from 29 January counted as January) would make any
@@ -28,7 +31,9 @@ import pandas as pd
 
 logger = logging.getLogger(__name__)
 
-KINDS = ("date", "year", "wide_years")
+#: A time axis of whole-number steps (``time`` 1..200) and its one period.
+INDEX, STEP = "index", "step"
+KINDS = ("date", "year", "wide_years", INDEX)
 PERIODS = ("day", "week", "month", "year")
 PERIOD_FORMATS = {"day": "%Y-%m-%d", "week": "%Y-%m-%d", "month": "%Y-%m", "year": "%Y"}
 #: A first or last period the data spans less of than this share is partial (a week from Wednesday is 5/7 = 0.71).
@@ -39,8 +44,8 @@ YEAR_RANGE = (1800, 2100)
 _PERIOD_DAYS = {"day": 1.0, "week": 7.0}
 _MIN_PERIOD_DAYS = {"month": 28.0, "year": 365.0}
 _WIDE_YEAR = re.compile(r"^\D{0,4}?((?:18|19|20)\d{2}|2100)\D{0,4}$")
-#: The profile's ``time_axis.encoding`` of a date stored as a decimal year.
-DECIMAL_YEAR = "decimal_year"
+#: The profile's ``time_axis.encoding`` of a date stored as a decimal year on whole months, and between them.
+DECIMAL_YEAR, DECIMAL_YEAR_DAY = "decimal_year", "decimal_year_day"
 #: How far (in months) a decimal year may sit off a whole month and still be read as one (1990.0833 rounds).
 _MONTH_GRID_SLACK = 0.02
 
@@ -50,18 +55,25 @@ class TimeAxis:
     """The axis a trend runs along.
 
     Attributes:
-        kind: ``date`` (a date column), ``year`` (an integer year column) or ``wide_years`` (one column per year).
-        column: The date or year column; for ``wide_years`` the first year column.
+        kind: ``date`` (a date column), ``year`` (an integer year column), ``wide_years`` (one column per year) or
+            ``index`` (whole-number time steps).
+        column: The date, year or step column; for ``wide_years`` the first year column.
         columns: The year columns of a wide table, in year order (empty otherwise).
-        period: Bucket of the trend: day, week, month or year (always ``year`` for year kinds).
-        decimal: A ``date`` axis stored as decimal years (read by :func:`axis_dates` and :func:`date_sql`).
+        period: Bucket of the trend: day, week, month or year (always ``year`` for year kinds, ``step`` for steps).
+        encoding: How a ``date`` axis stored as decimal years reads (``decimal_year``, ``decimal_year_day``; read
+            by :func:`axis_dates` and :func:`date_sql`), None for a real date.
     """
 
     kind: str
     column: str | None
     columns: tuple[str, ...] = field(default=())
     period: str = "month"
-    decimal: bool = False
+    encoding: str | None = None
+
+    @property
+    def decimal(self) -> bool:
+        """A ``date`` axis stored as decimal years."""
+        return self.encoding is not None
 
 
 @dataclass(frozen=True)
@@ -110,33 +122,53 @@ def period_for_span(days: float | None) -> str:
     return "day" if days <= 45 else "week" if days <= 183 else "month" if days <= 1096 else "year"
 
 
-def decimal_year_dates(values: pd.Series) -> pd.Series:
+def decimal_year_dates(values: pd.Series, encoding: str = DECIMAL_YEAR) -> pd.Series:
     """Decimal years as the month each starts: the year, plus the fraction in twelfths rounded half up
-    (``1990.0`` January, ``1990.083`` February, ``1990.25`` April); NaT where a value is no number."""
+    (``1990.0`` January, ``1990.083`` February, ``1990.25`` April); NaT where a value is no number.
+
+    With ``decimal_year_day`` each value is the day it starts: the fraction of the year's days rounded half up
+    (``1981.00274`` is 2 January 1981, ``1990.13462`` is 19 February 1990).
+    """
     years = pd.to_numeric(values, errors="coerce").astype(float)
     whole = years.apply(np.floor)
-    months = (whole * 12 + ((years - whole) * 12 + 0.5).apply(np.floor)).where(years.apply(np.isfinite))
+    finite = years.apply(np.isfinite)
+    if encoding == DECIMAL_YEAR_DAY:
+        starts = pd.to_datetime(pd.DataFrame({"year": whole.where(finite), "month": 1, "day": 1}), errors="coerce")
+        lengths = np.where(starts.dt.is_leap_year, 366.0, 365.0)
+        offsets = ((years - whole) * lengths + 0.5).apply(np.floor).where(finite)
+        return starts + pd.to_timedelta(offsets, unit="D")
+    months = (whole * 12 + ((years - whole) * 12 + 0.5).apply(np.floor)).where(finite)
     parts = pd.DataFrame({"year": months // 12, "month": months % 12 + 1, "day": 1}, index=values.index)
     return pd.to_datetime(parts, errors="coerce")
 
 
-def decimal_year_sql(column_sql: str) -> str:
-    """The SQL twin of :func:`decimal_year_dates` for a DOUBLE expression: the month start, as a TIMESTAMP (NULL
-    where the value is NULL or not finite)."""
+def decimal_year_sql(column_sql: str, encoding: str = DECIMAL_YEAR) -> str:
+    """The SQL twin of :func:`decimal_year_dates` for a DOUBLE expression: the month (or day) start, as a TIMESTAMP
+    (NULL where the value is NULL or not finite)."""
     whole = f"floor({column_sql})"
-    months = f"CAST(floor(({column_sql} - {whole}) * 12 + 0.5) AS INTEGER)"
-    date = f"CAST(make_date(CAST({whole} AS INTEGER), 1, 1) + to_months({months}) AS TIMESTAMP)"
+    start = f"make_date(CAST({whole} AS INTEGER), 1, 1)"
+    if encoding == DECIMAL_YEAR_DAY:
+        length = f"CAST(date_diff('day', {start}, CAST({start} + INTERVAL 1 YEAR AS DATE)) AS DOUBLE)"
+        days = f"CAST(floor(({column_sql} - {whole}) * {length} + 0.5) AS INTEGER)"
+        date = f"CAST({start} + to_days({days}) AS TIMESTAMP)"
+    else:
+        months = f"CAST(floor(({column_sql} - {whole}) * 12 + 0.5) AS INTEGER)"
+        date = f"CAST({start} + to_months({months}) AS TIMESTAMP)"
     return f"(CASE WHEN isfinite({column_sql}) THEN {date} END)"
 
 
 def axis_dates(values: pd.Series, axis: TimeAxis) -> pd.Series:
-    """A date axis' values as datetimes (decimal years read as months, anything else parsed as dates)."""
-    return decimal_year_dates(values) if axis.decimal else pd.to_datetime(values, errors="coerce")
+    """A date axis' values as datetimes (decimal years read as months or days, anything else parsed as dates)."""
+    if axis.encoding:
+        return decimal_year_dates(values, axis.encoding)
+    return pd.to_datetime(values, errors="coerce")
 
 
 def date_sql(column_sql: str, axis: TimeAxis) -> str:
     """A date axis' column as a TIMESTAMP in SQL, the twin of :func:`axis_dates` (``column_sql`` is quoted)."""
-    return decimal_year_sql(f"CAST({column_sql} AS DOUBLE)") if axis.decimal else f"CAST({column_sql} AS TIMESTAMP)"
+    if axis.encoding:
+        return decimal_year_sql(f"CAST({column_sql} AS DOUBLE)", axis.encoding)
+    return f"CAST({column_sql} AS TIMESTAMP)"
 
 
 def _span_days(col: dict[str, Any]) -> float | None:
@@ -146,15 +178,15 @@ def _span_days(col: dict[str, Any]) -> float | None:
         return None
 
 
-def decimal_year_period(low: Any, high: Any) -> str:
-    """The trend bucket of a decimal-year span: as for dates, but never finer than a month (a decimal year is read
-    as the month it starts)."""
+def decimal_year_period(low: Any, high: Any, encoding: str = DECIMAL_YEAR) -> str:
+    """The trend bucket of a decimal-year span: as for dates, but never finer than a month when each value is read
+    as the month it starts (``decimal_year``)."""
     try:
-        start, end = decimal_year_dates(pd.Series([float(low), float(high)]))
+        start, end = decimal_year_dates(pd.Series([float(low), float(high)]), encoding)
         period = period_for_span(float((end - start).days))
     except (TypeError, ValueError):
         period = "month"
-    return at_least_month(period)
+    return period if encoding == DECIMAL_YEAR_DAY else at_least_month(period)
 
 
 def at_least_month(period: str) -> str:
@@ -162,14 +194,25 @@ def at_least_month(period: str) -> str:
     return "month" if period in ("day", "week") else period
 
 
-def is_decimal_year_column(col: dict[str, Any]) -> bool:
-    """A numeric column the profile calls a ``period`` (a date stored as a decimal year, ``time`` 1990.083) whose
-    sampled values sit on whole months: weekly or daily series (1/52, 1/365) are not read as months."""
+def decimal_year_encoding(col: dict[str, Any]) -> str | None:
+    """How a numeric column the profile calls a ``period`` (a date stored as a decimal year, ``time`` 1990.083)
+    reads: ``decimal_year`` when its sampled values sit on whole months, else ``decimal_year_day`` (weekly or daily
+    series, 1/52, 1/365, are never read as months); None for any other column."""
     dtype = str(col.get("dtype", "")).lower()
     if col.get("semantic") != "period" or not ("float" in dtype or "int" in dtype or "double" in dtype):
-        return False
+        return None
     samples = [float(v) for v in col.get("samples") or [] if isinstance(v, int | float) and math.isfinite(float(v))]
-    return all(abs((v % 1) * 12 - round((v % 1) * 12)) <= _MONTH_GRID_SLACK for v in samples)
+    monthly = all(abs((v % 1) * 12 - round((v % 1) * 12)) <= _MONTH_GRID_SLACK for v in samples)
+    return DECIMAL_YEAR if monthly else DECIMAL_YEAR_DAY
+
+
+def is_decimal_year_column(col: dict[str, Any]) -> bool:
+    """A numeric ``period`` column: a date stored as a decimal year (see :func:`decimal_year_encoding`)."""
+    return decimal_year_encoding(col) is not None
+
+
+def _decimal_period(period: str | None, encoding: str) -> str:
+    return at_least_month(period or "month") if encoding == DECIMAL_YEAR else period or "month"
 
 
 def _from_profile(table: dict[str, Any], axis: dict[str, Any]) -> TimeAxis | None:
@@ -184,12 +227,19 @@ def _from_profile(table: dict[str, Any], axis: dict[str, Any]) -> TimeAxis | Non
     col = _column(table, column)
     if col is None or is_cohort_date(col):
         return None
-    decimal = kind == "date" and axis.get("encoding") == DECIMAL_YEAR
-    if decimal:
-        period = at_least_month(str(axis.get("period") or decimal_year_period(col.get("min"), col.get("max"))))
+    if kind == INDEX:
+        return TimeAxis(INDEX, column, (), STEP)
+    encoding = (
+        axis.get("encoding") if kind == "date" and axis.get("encoding") in (DECIMAL_YEAR, DECIMAL_YEAR_DAY) else None
+    )
+    if encoding:
+        stated = axis.get("period")
+        period = _decimal_period(
+            str(stated) if stated else decimal_year_period(col.get("min"), col.get("max"), encoding), encoding
+        )
     else:
         period = "year" if kind == "year" else str(axis.get("period") or period_for_span(_span_days(col)))
-    return TimeAxis(kind, column, (), period if period in PERIODS else "month", decimal)
+    return TimeAxis(kind, column, (), period if period in PERIODS else "month", encoding)
 
 
 def trend_axis(table: dict[str, Any]) -> TimeAxis | None:
@@ -233,17 +283,20 @@ def axis_for(table: dict[str, Any], column: str, period: str | None = None) -> T
             f"Column '{column}' is a cohort date (when each row's subject started, e.g. a hire or birth date), not "
             "a time axis. Fix: break the data down by its year as a category, or trend over an event date."
         )
-    if is_decimal_year_column(col):
+    encoding = decimal_year_encoding(col)
+    if encoding:
         chosen = period or (profiled.period if profiled and profiled.column == column else None)
-        chosen = chosen or decimal_year_period(col.get("min"), col.get("max"))
-        return TimeAxis("date", column, (), at_least_month(chosen), True)
+        chosen = chosen or decimal_year_period(col.get("min"), col.get("max"), encoding)
+        return TimeAxis("date", column, (), _decimal_period(chosen, encoding), encoding)
     if col.get("role") == "date" or str(col.get("dtype", "")).startswith("datetime"):
         chosen = period or (profiled.period if profiled and profiled.column == column else None)
         return TimeAxis("date", column, (), chosen or period_for_span(_span_days(col)))
     if _is_year_column(col):
         return TimeAxis("year", column, (), "year")
+    if col.get("semantic") == "time_step":
+        return TimeAxis(INDEX, column, (), STEP)
     raise ValueError(
-        f"Column '{column}' is neither a date, a year nor one of a wide table's year columns. "
+        f"Column '{column}' is neither a date, a year, a time step nor one of a wide table's year columns. "
         "Fix: trend over the profile's time_axis column."
     )
 
@@ -337,7 +390,7 @@ def melt_wide_years(df: pd.DataFrame, columns: tuple[str, ...] | list[str]) -> p
 
 
 def period_keys(df: pd.DataFrame, axis: TimeAxis) -> pd.Series:
-    """Each row's period key: a bucket start for dates, the integer year for year columns."""
+    """Each row's period key: a bucket start for dates, the integer year (or step) for year (or step) columns."""
     if axis.kind == "date":
         return bucket(axis_dates(df[axis.column], axis), axis.period)
     years = pd.to_numeric(df[axis.column], errors="coerce")

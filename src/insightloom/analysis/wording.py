@@ -548,8 +548,8 @@ DESCRIPTIONS: dict[str, dict[str, dict[str, str]]] = {
 }
 
 PERIOD_WORDS = {
-    "en": {"day": "day", "week": "week", "month": "month", "year": "year"},
-    "ko": {"day": "일별", "week": "주별", "month": "월별", "year": "연도별"},
+    "en": {"day": "day", "week": "week", "month": "month", "year": "year", "step": "time step"},
+    "ko": {"day": "일별", "week": "주별", "month": "월별", "year": "연도별", "step": "시점별"},
 }
 
 

@@ -284,7 +284,7 @@ def _when(expression: str, condition: str) -> str:
 def _date_axis(view: str | None, date: str, period: str) -> TimeAxis:
     """``date`` as a date axis of ``period``: a decimal year (``time`` 1990.083) when the profile says so."""
     column = choices.column(table_of(view).entry, date) or {}
-    return TimeAxis("date", date, (), period, time_logic.is_decimal_year_column(column))
+    return TimeAxis("date", date, (), period, time_logic.decimal_year_encoding(column))
 
 
 def last_period_mask(data: pd.DataFrame, date: str, period: str, view: str | None = None) -> pd.Series:

@@ -44,7 +44,7 @@ TREND = ClaimKind(
     "largest period-to-period swing",
     inputs=("v",),
     evidence=("n", "tau", "p_value", "slope", "cv", "largest_swing"),
-    thresholds={"min_periods": 5, "p_value": 0.05, "volatile_cv": 30.0, "volatile_swing": 50.0},
+    thresholds={"min_periods": 5, "p_value": 0.05, "volatile_cv": 30.0, "volatile_swing": 50.0, "weak_tau": 0.2},
     wording={
         "rising": {
             "en": "rising: the {period_adj} {series} grow by {slope} per {period} "
@@ -66,9 +66,9 @@ TREND = ClaimKind(
         },
         "volatile": {
             "en": "no clear trend: the {period_adj} {series} swing by {largest_swing} of their mean "
-            "(CV {cv}, Kendall p {p_text})",
+            "(CV {cv}, Kendall tau {tau}, p {p_text})",
             "ko": "뚜렷한 추세 없음: {period_ko}별 {series_ko}이(가) 평균의 {largest_swing}만큼 출렁임 "
-            "(변동계수 {cv}, Kendall p {p_text})",
+            "(변동계수 {cv}, Kendall tau {tau}, p {p_text})",
         },
     },
 )

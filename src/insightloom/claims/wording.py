@@ -20,8 +20,9 @@ _PERIOD_ADJECTIVE = {
     "month": "monthly",
     "quarter": "quarterly",
     "year": "yearly",
+    "step": "per-step",
 }
-_PERIOD_KO = {"day": "일", "week": "주", "month": "월", "quarter": "분기", "year": "연도"}
+_PERIOD_KO = {"day": "일", "week": "주", "month": "월", "quarter": "분기", "year": "연도", "step": "시점"}
 _SERIES = {"sum": ("totals", "합계"), "mean": ("averages", "평균"), "count": ("counts", "건수")}
 _STRENGTH_KO = {"strong": "강한", "moderate": "중간 정도의", "weak": "약한"}
 _DIRECTION_KO = {"positive": "양의", "negative": "음의"}

@@ -31,16 +31,22 @@ logger = logging.getLogger(__name__)
 AGGREGATIONS = ("sum", "mean", "none")
 SEMANTICS = (
     "year", "period", "rank", "code", "index", "cumulative", "weight", "binary_outcome", "currency", "percent",
-    "coordinate", "duration", "cohort_date",
+    "coordinate", "duration", "cohort_date", "time_step",
 )  # fmt: skip
 CURRENCIES = ("USD", "KRW", "EUR", "JPY", "GBP", "CNY")
 #: Semantics that are never aggregated at all (labels that happen to be numbers).
-NOT_AGGREGATED = ("year", "period", "rank", "code", "index")
+NOT_AGGREGATED = ("year", "period", "rank", "code", "index", "time_step")
 #: Semantics that may be averaged but never summed.
 AVERAGED = ("cumulative", "weight", "coordinate", "percent", "binary_outcome")
 #: Semantics that never lead a report.
-NEVER_HEADLINE = ("year", "period", "rank", "code", "index", "coordinate", "weight", "percent", "cohort_date")
+NEVER_HEADLINE = (
+    "year", "period", "rank", "code", "index", "coordinate", "weight", "percent", "cohort_date", "time_step",
+)  # fmt: skip
 YEAR_MIN, YEAR_MAX = 1800, 2100
+#: Under a year name, whole numbers from here on are years too (``YEAR`` 1700..2008 of a sunspot series).
+_NAMED_YEAR_MIN = 1500
+#: Fewest distinct steps for a time-step column to be a trend axis.
+_MIN_TIME_STEPS = 4
 _MAX_CODE_DISTINCT = 24
 _MIN_TWO_DIGIT_YEARS = 5
 #: Below this, small integers under a year name are a year index or a school year (``year`` 1..15), kept as codes.
@@ -196,6 +202,7 @@ _YEAR_NAME_RE = re.compile(r"(^| )(year|years|yr|yrs|yyyy|fy|fiscal year|season 
 _TIME_NAME_RE = re.compile(r"(^| )(time|period|date)( |$)|시점|기준년")
 _CLOCK_NAME_RE = re.compile(r"(^| )(time|hhmm|clock)( |$)|시각")
 _NUMERIC_DATE_NAME_RE = re.compile(r"(^| )(date|time|period)( |$)")
+_TIME_STEP_NAME_RE = re.compile(r"^(time|t|trend|period|step|time step|time index|wave|tick)$|^시점$")
 #: ``years_of_service``, ``years experience``: a length of time, not a calendar code.
 _YEARS_COUNT_RE = re.compile(r"(^| )(years|yrs)( |$)")
 _CALENDAR_CODE_RE = re.compile(
@@ -249,9 +256,12 @@ _PERCENT_NAME_RE = re.compile(r"%|(^| )(percent|percentage|pct|perc)( |$)|퍼센
 _BINARY_PAIRS = (
     ("0", "1"), ("false", "true"), ("f", "t"), ("n", "y"), ("no", "yes"), ("fail", "pass"), ("failed", "passed"),
     ("died", "survived"), ("dead", "survived"), ("아니오", "예"), ("아니요", "예"), ("불합격", "합격"),
-    ("성공", "실패"), ("무", "유"),
+    ("성공", "실패"), ("무", "유"), ("absent", "present"), ("negative", "positive"), ("음성", "양성"),
 )  # fmt: skip
-_POSITIVE = ("1", "true", "t", "y", "yes", "pass", "passed", "survived", "예", "합격", "성공", "유")
+_POSITIVE = (
+    "1", "true", "t", "y", "yes", "pass", "passed", "survived", "예", "합격", "성공", "유",
+    "present", "positive", "양성",
+)  # fmt: skip
 
 
 def is_year_name(name: str) -> bool:
@@ -280,7 +290,20 @@ def is_year(facts: ColumnFacts) -> bool:
     if years_in_values(facts):
         named = is_year_name(facts.name) or bool(_TIME_NAME_RE.search(facts.norm))
         return named or (bool(_INDEX_NAME_RE.match(facts.norm)) and facts.distinct == facts.rows >= 3)
-    return _two_digit_years(facts)
+    return _early_years(facts) or _two_digit_years(facts)
+
+
+def _early_years(facts: ColumnFacts) -> bool:
+    """Whole numbers from 1500 on under a year name (``YEAR`` 1700..2008): years before the 1800 of unnamed ones."""
+    return (
+        is_year_name(facts.name)
+        and facts.numeric
+        and facts.integer
+        and facts.low is not None
+        and facts.high is not None
+        and facts.low >= _NAMED_YEAR_MIN
+        and facts.high <= YEAR_MAX
+    )
 
 
 def _two_digit_years(facts: ColumnFacts) -> bool:
@@ -293,6 +316,23 @@ def _two_digit_years(facts: ColumnFacts) -> bool:
         and facts.low >= _TWO_DIGIT_YEAR_MIN
         and facts.high <= 99
         and facts.distinct >= _MIN_TWO_DIGIT_YEARS
+    )
+
+
+def is_time_step(facts: ColumnFacts) -> bool:
+    """Whole-number time steps with no calendar under a time name (``time`` 1..200 of an exported series, ``trend``
+    1..35 months of a price panel, ``TIME`` 1..25): every step from 0 or 1 to the last is present, at least four.
+
+    A trend runs along them (``time_axis.kind: index``); they are never summed, averaged or a breakdown.
+    """
+    return (
+        facts.numeric
+        and facts.integer
+        and facts.low in (0.0, 1.0)
+        and facts.high is not None
+        and facts.distinct >= _MIN_TIME_STEPS
+        and facts.high - facts.low + 1 == facts.distinct
+        and bool(_TIME_STEP_NAME_RE.match(facts.norm))
     )
 
 
@@ -597,6 +637,7 @@ def _text_semantic(facts: ColumnFacts) -> str | None:
 def _numeric_semantic(facts: ColumnFacts) -> str | None:
     checks: tuple[tuple[str, Any], ...] = (
         ("year", is_year),
+        ("time_step", is_time_step),
         ("rank", is_rank),
         ("code", is_calendar_code),
         ("code", is_clock_time),
@@ -642,8 +683,8 @@ def role_for(facts: ColumnFacts, semantic: str | None) -> str:
     """
     if facts.role in ("pii", "date", "text") or semantic is None:
         return facts.role
-    if semantic == "year" or (semantic == "period" and facts.numeric):
-        return "category"  # a point in time (1990.083): the trend's axis, never an id nor a sum
+    if semantic in ("year", "time_step") or (semantic == "period" and facts.numeric):
+        return "category"  # a point in time (1990.083, step 7): the trend's axis, never an id nor a sum
     if semantic in ("rank", "index"):
         return "identifier"
     if semantic in ("code", "period") and facts.numeric and facts.role != "identifier":
@@ -719,7 +760,7 @@ class _TableContext:
 
 
 def _is_time_column(facts: ColumnFacts, sem: ColumnSemantics) -> bool:
-    return sem.semantic in ("year", "period") or (facts.role == "date" and sem.semantic != "cohort_date")
+    return sem.semantic in ("year", "period", "time_step") or (facts.role == "date" and sem.semantic != "cohort_date")
 
 
 def is_percent_table(table_name: str) -> bool:
@@ -813,6 +854,15 @@ _MEASURE_HINTS: tuple[tuple[re.Pattern[str], int, str], ...] = (
     (re.compile(r"revenue|sales|amount|(^|[^a-z])rev([^a-z]|$)|매출|금액|판매액", re.I), 40, "money-like name"),
     (re.compile(r"price|fare|salary|income|wage|profit|가격|단가|급여|소득|연봉", re.I), 40, "money-like name"),
     (re.compile(r"cost|spend|비용|광고비", re.I), 30, "cost-like name"),
+    (
+        re.compile(
+            r"(^|[^a-z])(real)?(gdp|gnp|gsp|gni)([^a-z]|$)|gross (domestic|national|state) product|consumption"
+            r"|국내총생산|총생산|소비",
+            re.I,
+        ),
+        35,
+        "an economy's output or spending",
+    ),  # fmt: skip
     (re.compile(r"total|합계|총|(^|[^a-z])cnt([^a-z]|$)", re.I), 25, "a total"),
     (re.compile(r"score(?!d)|점수", re.I), 15, "a score"),  # not ``runs_scored``
     (re.compile(r"qty|quantity|units|수량|clicks?|클릭|conversions?|전환", re.I), 10, "a count"),
@@ -904,7 +954,8 @@ def _score(scored: _Scored, col: dict[str, Any], rows: int, parts: dict[str, lis
     if col.get("unit") and col.get("semantic") != "duration":
         scored.add(50, f"currency ({col['unit']})" if col["unit"] in CURRENCIES else f"unit {col['unit']}")
     outcome_name = bool(_OUTCOME_NAME_RE.search(normalize_name(name)))
-    outcome = col.get("semantic") == "binary_outcome" and outcome_name
+    # A yes/no column the table is named after is what the rows are about (``Kyphosis`` in ``kyphosis.csv``).
+    outcome = col.get("semantic") == "binary_outcome" and (outcome_name or table_subject(name, table_name))
     if outcome:
         scored.add(50, "0/1 outcome: its mean is a rate")
     elif outcome_name:
@@ -1017,7 +1068,8 @@ def period_for_span(low: Any, high: Any) -> str:
 
 def time_axis(columns: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The table's time axis: a (non-cohort) date column, else an integer year column, else a date stored as a
-    decimal year (``encoding: decimal_year``), else wide year columns."""
+    decimal year (``encoding: decimal_year`` on whole months, ``decimal_year_day`` finer), else wide year columns,
+    else whole-number time steps (``kind: index``, ``time`` 1..200)."""
     for col in columns:
         if col.get("role") == "date" and col.get("semantic") != "cohort_date" and col.get("distinct", 2) >= 2:
             return {"kind": "date", "column": col["name"], "period": period_for_span(col.get("min"), col.get("max"))}
@@ -1025,12 +1077,16 @@ def time_axis(columns: list[dict[str, Any]]) -> dict[str, Any] | None:
         if col.get("semantic") == "year" and (col.get("distinct") or 0) >= 2:
             return {"kind": "year", "column": col["name"], "period": "year"}
     for col in columns:
-        if time_logic.is_decimal_year_column(col) and (col.get("distinct") or 0) >= 2:
-            period = time_logic.decimal_year_period(col.get("min"), col.get("max"))
-            return {"kind": "date", "column": col["name"], "period": period, "encoding": time_logic.DECIMAL_YEAR}
+        encoding = time_logic.decimal_year_encoding(col)
+        if encoding and (col.get("distinct") or 0) >= 2:
+            period = time_logic.decimal_year_period(col.get("min"), col.get("max"), encoding)
+            return {"kind": "date", "column": col["name"], "period": period, "encoding": encoding}
     wide = wide_year_columns(columns)
     if wide:
         return {"kind": "wide_years", "column": None, "columns": wide, "period": "year"}
+    for col in columns:
+        if col.get("semantic") == "time_step":
+            return {"kind": time_logic.INDEX, "column": col["name"], "period": time_logic.STEP}
     return None
 
 

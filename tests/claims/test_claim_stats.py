@@ -377,3 +377,19 @@ def test_driver_verdicts_agree_at_the_threshold_and_on_a_constant_measure() -> N
     from insightloom.claims.verdicts import driver_verdict
 
     assert driver_verdict(0.05999999999999996, 1, 2) == driver_verdict(0.06000000000000001, 1, 2) == "main"
+
+
+def test_both_implementations_rank_extreme_points_alike_when_x_is_in_the_trillions() -> None:
+    """gapminder's gdp in dollars (up to 1e13): a raw [1, x] hat matrix lost the leverage, so the two
+    implementations removed different points and the Validator refused a true claim."""
+    from insightloom.claims.stats import cooks_distance
+    from insightloom.validation.claim_checks import _cooks
+
+    x = np.exp(RNG.normal(27.6, 1.5, 2000))  # about 1e12, a long right tail
+    y = 60 - 4 * np.log(x) + RNG.normal(0, 8, 2000)
+    assert _cooks(x, y) == pytest.approx(cooks_distance(x, y), rel=1e-6)
+    rows = [(float(a), float(b)) for a, b in zip(x, y, strict=True)]
+    product = run_test("correlation", rows, {})
+    assert product.evidence["removed"] > 0
+    record = {"value": product.verdict, "evidence": product.evidence}
+    assert compare(record, recompute("correlation", rows, {})).verified

@@ -192,8 +192,13 @@ def _concentration(rows: Sequence[tuple[Any, ...]], params: Mapping[str, Any]) -
 
 
 def _cooks(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Cook's distance from the hat matrix of the design [1, x] (least squares via lstsq)."""
-    design = np.column_stack([np.ones_like(x), x])
+    """Cook's distance from the hat matrix of the design [1, z], z = x standardised (least squares via lstsq).
+
+    Cook's distance does not change when x is shifted or scaled, and standardising keeps the hat matrix exact: a
+    raw design [1, x] with x near 1e12 (a GDP in dollars) loses every digit of the leverage in ``pinv``.
+    """
+    scale = float(np.std(x)) or 1.0
+    design = np.column_stack([np.ones_like(x), (x - float(np.mean(x))) / scale])
     coefficients, *_ = np.linalg.lstsq(design, y, rcond=None)
     residuals = y - design @ coefficients
     leverage = np.einsum("ij,ji->i", design, np.linalg.pinv(design))

@@ -13,6 +13,7 @@ from insightloom.analysis.catalog import AnalysisSpec
 from insightloom.analysis_utils import ResultSection, calc_refs, flush_checks, read_results, run_standard
 from insightloom.claims.contradictions import contradictions
 from insightloom.errors import BadInputError
+from insightloom.report.numbers import find_numbers
 
 TITANIC = pd.DataFrame(
     {
@@ -67,6 +68,21 @@ def test_every_standard_number_has_a_passing_check(titanic: Path) -> None:
     assert (titanic / "charts" / "breakdown_total_tickets_by_pclass.png").is_file()
 
 
+def test_a_text_outcome_rate_names_its_yes_value_without_a_typed_digit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    frame = pd.DataFrame({"Kyphosis": ["absent", "present", "absent", "absent"], "Age": [71.0, 158.0, 128.0, 2.0]})
+    outcome = {"role": "category", "aggregation": "mean", "semantic": "binary_outcome", "positive_value": "present"}
+    columns = {"Kyphosis": outcome, "Age": {"role": "measure", "aggregation": "mean"}}
+    job = make_job(tmp_path, monkeypatch, frame, columns)
+    _run(AnalysisSpec("kpi", measures=("Kyphosis", "Age")))
+    flush_checks()
+    assert calcs(job)["kyphosis_rate"]["value"] == pytest.approx(25.0)
+    assert calcs(job)["kyphosis_rate"]["description"] == "Rate of Kyphosis (share of present)"
+    finding = next(f for f in _sections(job)[0].findings if "{{calc:kyphosis_rate}}" in f)
+    assert "the share of `present` values" in finding and find_numbers(finding) == []
+
+
 def test_kpis_give_a_rate_for_an_outcome_a_mean_for_prices_and_never_total_total(titanic: Path) -> None:
     _run(AnalysisSpec("kpi", measures=("Survived", "Fare", "total_tickets", "Year")))
     flush_checks()
@@ -78,7 +94,9 @@ def test_kpis_give_a_rate_for_an_outcome_a_mean_for_prices_and_never_total_total
     section = _sections(titanic)[0]
     text = " ".join(section.findings)
     assert "`total_tickets` sums to {{calc:total_tickets_total}}" in text and "Total `total_tickets`" not in text
-    assert "0/1 outcome; its rate (the share of 1s) is {{calc:survived_rate}}" in text
+    outcome = next(f for f in section.findings if "{{calc:survived_rate}}" in f)
+    assert outcome == "`Survived` is a yes/no outcome; its rate (the share of yes values) is {{calc:survived_rate}}."
+    assert find_numbers(outcome) == []  # a typed digit ("0/1", "1s") made render refuse it, so no report had it
     assert section.table.splitlines()[0] == "| Measure | Value |"
     assert "| Fare, range | {{calc:fare_min}} to {{calc:fare_max}} |" in section.table
 

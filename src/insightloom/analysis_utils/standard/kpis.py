@@ -11,6 +11,7 @@ from typing import Any
 
 import pandas as pd
 
+from insightloom.analysis import choices
 from insightloom.analysis.catalog import FILTER_AGGS, LAST_PERIODS, WHERE_JOIN, AnalysisSpec, quote_value
 from insightloom.analysis.ids import slug
 from insightloom.analysis_utils.result_notes import append_result
@@ -86,8 +87,10 @@ def _measure(ctx: Context, m: str, findings: list[str], rows: list[list[str]]) -
     tx, sid = ctx.tx, ctx.prefix + stem(ctx.table, m)
     facts = column_facts(ctx.view, m)
     if semantic(ctx.table, m) == "binary_outcome":
-        rate = track_rate(ctx.view, m, None, sid + "_rate", tx["d_outcome"].format(m=m))
-        findings.append(tx["outcome"].format(m=m, rate=rate))
+        positive = (choices.column(ctx.table, m) or {}).get("positive_value")  # a text outcome's ``present``
+        kind = "outcome_text" if positive is not None else "outcome"
+        rate = track_rate(ctx.view, m, None, sid + "_rate", tx["d_" + kind].format(m=m, positive=positive))
+        findings.append(tx[kind].format(m=m, rate=rate, positive=positive))
         rows.append([tx["row_rate"].format(m=m), rate])
         return
     if facts.aggregation == "none":

@@ -46,6 +46,7 @@ _MIN_PERIOD_DAYS = {"month": 28.0, "year": 365.0}
 _WIDE_YEAR = re.compile(r"^\D{0,4}?((?:18|19|20)\d{2}|2100)\D{0,4}$")
 #: The profile's ``time_axis.encoding`` of a date stored as a decimal year on whole months, and between them.
 DECIMAL_YEAR, DECIMAL_YEAR_DAY = "decimal_year", "decimal_year_day"
+ENCODINGS = (DECIMAL_YEAR, DECIMAL_YEAR_DAY)
 #: How far (in months) a decimal year may sit off a whole month and still be read as one (1990.0833 rounds).
 _MONTH_GRID_SLACK = 0.02
 
@@ -186,7 +187,7 @@ def decimal_year_period(low: Any, high: Any, encoding: str = DECIMAL_YEAR) -> st
         period = period_for_span(float((end - start).days))
     except (TypeError, ValueError):
         period = "month"
-    return period if encoding == DECIMAL_YEAR_DAY else at_least_month(period)
+    return _decimal_period(period, encoding)
 
 
 def at_least_month(period: str) -> str:
@@ -206,12 +207,8 @@ def decimal_year_encoding(col: dict[str, Any]) -> str | None:
     return DECIMAL_YEAR if monthly else DECIMAL_YEAR_DAY
 
 
-def is_decimal_year_column(col: dict[str, Any]) -> bool:
-    """A numeric ``period`` column: a date stored as a decimal year (see :func:`decimal_year_encoding`)."""
-    return decimal_year_encoding(col) is not None
-
-
 def _decimal_period(period: str | None, encoding: str) -> str:
+    """A decimal-year axis' bucket: never finer than a month when each value is read as the month it starts."""
     return at_least_month(period or "month") if encoding == DECIMAL_YEAR else period or "month"
 
 
@@ -229,14 +226,10 @@ def _from_profile(table: dict[str, Any], axis: dict[str, Any]) -> TimeAxis | Non
         return None
     if kind == INDEX:
         return TimeAxis(INDEX, column, (), STEP)
-    encoding = (
-        axis.get("encoding") if kind == "date" and axis.get("encoding") in (DECIMAL_YEAR, DECIMAL_YEAR_DAY) else None
-    )
+    encoding = axis.get("encoding") if kind == "date" and axis.get("encoding") in ENCODINGS else None
     if encoding:
-        stated = axis.get("period")
-        period = _decimal_period(
-            str(stated) if stated else decimal_year_period(col.get("min"), col.get("max"), encoding), encoding
-        )
+        stated = str(axis.get("period") or "")
+        period = _decimal_period(stated or decimal_year_period(col.get("min"), col.get("max"), encoding), encoding)
     else:
         period = "year" if kind == "year" else str(axis.get("period") or period_for_span(_span_days(col)))
     return TimeAxis(kind, column, (), period if period in PERIODS else "month", encoding)

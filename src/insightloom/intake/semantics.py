@@ -269,14 +269,14 @@ def is_year_name(name: str) -> bool:
     return bool(_YEAR_NAME_RE.search(normalize_name(field_name(name))))
 
 
-def years_in_values(facts: ColumnFacts) -> bool:
-    """Integers that all lie within 1800..2100 (four digits): values that read as years."""
+def years_in_values(facts: ColumnFacts, earliest: float = YEAR_MIN) -> bool:
+    """Integers that all lie within ``earliest``..2100 (1800 by default, four digits): values that read as years."""
     return (
         facts.numeric
         and facts.integer
         and facts.low is not None
         and facts.high is not None
-        and facts.low >= YEAR_MIN
+        and facts.low >= earliest
         and facts.high <= YEAR_MAX
     )
 
@@ -295,15 +295,7 @@ def is_year(facts: ColumnFacts) -> bool:
 
 def _early_years(facts: ColumnFacts) -> bool:
     """Whole numbers from 1500 on under a year name (``YEAR`` 1700..2008): years before the 1800 of unnamed ones."""
-    return (
-        is_year_name(facts.name)
-        and facts.numeric
-        and facts.integer
-        and facts.low is not None
-        and facts.high is not None
-        and facts.low >= _NAMED_YEAR_MIN
-        and facts.high <= YEAR_MAX
-    )
+    return is_year_name(facts.name) and years_in_values(facts, _NAMED_YEAR_MIN)
 
 
 def _two_digit_years(facts: ColumnFacts) -> bool:

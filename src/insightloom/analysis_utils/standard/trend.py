@@ -402,7 +402,7 @@ def _peak(trend: _Trend) -> str:
 def _weekend(trend: _Trend) -> list[str]:
     """The weekend share, on data recorded per day or finer only (never monthly or yearly data)."""
     dates = trend.dates
-    if trend.axis.decimal:  # a decimal year is a month or coarser: no weekday
+    if trend.axis.decimal:  # a decimal year is rounded to its month or day: its weekday is not recorded
         return []
     if trend.agg == "mean" or dates is None or not time_logic.weekend_share_allowed(dates, trend.axis.period):
         return []

@@ -22,6 +22,7 @@ from insightloom.analysis_utils.numbers_text import compact_axis, compact_number
 from insightloom.analysis_utils.result_notes import ResultSection, append_result, calc_refs, parse_results, read_results
 from insightloom.analysis_utils.sql import qi, ql, ref, sql_all, sql_sum
 from insightloom.analysis_utils.standard import run_standard
+from insightloom.analysis_utils.statistics import recompute_statistic, run_statistics
 from insightloom.analysis_utils.trackers import (
     AggregationRefused,
     track_change,
@@ -58,6 +59,8 @@ __all__ = [
     "record_verification",
     "ref",
     "run_standard",
+    "run_statistics",
+    "recompute_statistic",
     "save_calculation_metadata",
     "save_chart",
     "sql_all",

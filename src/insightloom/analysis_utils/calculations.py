@@ -117,6 +117,7 @@ def build_record(
     unit: str | None = None,
     decimals: int | None = None,
     recipe: dict[str, Any] | None = None,
+    basis: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Validate and normalise one calculation record (see :func:`track_calculation`)."""
     if not isinstance(calc_id, str) or not _ID_RE.match(calc_id):
@@ -147,6 +148,10 @@ def build_record(
         if not isinstance(recipe, dict):
             raise ValueError(f"track_calculation('{calc_id}'): recipe must be a dict of JSON values or None")
         record["recipe"] = to_python_type(recipe)
+    if basis is not None:
+        if not isinstance(basis, dict) or not isinstance(basis.get("op"), str):
+            raise ValueError(f"track_calculation('{calc_id}'): basis must be a dict with an 'op' or None")
+        record["basis"] = to_python_type(basis)
     return record
 
 
@@ -203,6 +208,7 @@ def track_calculation(
     unit: str | None = None,
     decimals: int | None = None,
     recipe: dict[str, Any] | None = None,
+    basis: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Record one reported number and write it through to ``calculation_metadata.json``.
 
@@ -220,6 +226,8 @@ def track_calculation(
         decimals: Display decimals when the default for the unit is not enough.
         recipe: Optional machine-readable description of the computation (``{"op": "std", "view": ...,
             "column": ...}``) for a number without a check: the Validator re-derives it from this, independently.
+        basis: What was computed, as fields (``{"op": "mean", "columns": [...], "group": ..., "filters": [...],
+            "params": {...}, "part": "value"}``): follow-up answers match questions on it.
 
     Returns:
         The stored record.
@@ -239,6 +247,7 @@ def track_calculation(
         unit=unit,
         decimals=decimals,
         recipe=recipe,
+        basis=basis,
     )
     folder = job_dir()
     path = _write_records([record], folder)

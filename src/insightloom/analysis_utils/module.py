@@ -43,6 +43,8 @@ EXPORTS = (
     "track_value",
     "track_claim",
     "run_standard",
+    "run_statistics",
+    "recompute_statistic",
 )
 
 
@@ -63,6 +65,8 @@ def generate_utils_module() -> str:
         "track_mean, track_stat, track_share, track_rate, track_change, track_corr, track_group_values. They read\n"
         "the profile's aggregation/semantic/unit and raise AggregationRefused (with the fix) for a forbidden sum.\n"
         "run_standard(plan_item) runs a standard plan item (overview, KPIs, breakdown, trend, ...) end to end.\n"
+        "run_statistics(plan_item) computes a statistics-catalog item (mean, std, quantiles, outliers, normality,\n"
+        "correlations, t-test, chi-square, ANOVA, regression, group extremes...) and tracks every part, checked.\n"
         "track_claim(kind, id, view, sql, params, description=...) tests a claim (trend, driver, concentration,\n"
         "correlation, outlier, sentinel, comparison) and returns {{claim:id}}: cite it, never write the verdict.\n"
         '"""\n\n'

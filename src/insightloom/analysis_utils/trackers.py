@@ -339,11 +339,13 @@ def track_value(
     unit: str | None = None,
     decimals: int | None = None,
     recipe: dict[str, Any] | None = None,
+    *,
+    basis: dict[str, Any] | None = None,
 ) -> str:
     """``track_calculation`` with the source file taken from the view; returns the ``{{calc:id}}`` reference."""
     source = table_of(view).source
     track_calculation(calc_id, value, description, formula, source, list(columns), importance, check=check,
-                      unit=unit, decimals=decimals, recipe=recipe)  # fmt: skip
+                      unit=unit, decimals=decimals, recipe=recipe, basis=basis)  # fmt: skip
     return ref(calc_id)
 
 
@@ -372,8 +374,24 @@ def _track_aggregate(
     integral = agg == "sum" and is_integral(values)
     columns = list(dict.fromkeys([column, *(where or {}), *(last[:1] if last else ())]))
     formula = f"df[{column!r}].{agg}(){words}" + _without_words(facts)
+    basis = None if last is not None else catalog_basis(agg, [column], [facts], where)
     return track_value(calc_id, value, description, formula, facts.view, columns,
-                       importance, check, shown, _decimals(decimals, value, shown, integral))  # fmt: skip
+                       importance, check, shown, _decimals(decimals, value, shown, integral), basis=basis)  # fmt: skip
+
+
+def catalog_basis(
+    op: str, columns: list[str], facts: list[ColumnFacts], where: Mapping[str, Any] | None = None, **params: Any
+) -> dict[str, Any] | None:
+    """The statistics-catalog basis of a tracked value (what follow-up answers match on), or None when the value
+    is not the catalog's plain statistic: a sentinel code left out, or a unit scale applied."""
+    if any(f.sentinels or f.unit_scale != 1 for f in facts):
+        return None
+    from insightloom.analysis_utils.statistics import basis_of
+    from insightloom.statistics.request import Filter, Step
+
+    filters = tuple(Filter(str(c), "=", v if isinstance(v, int | float) and not isinstance(v, bool) else str(v))
+                    for c, v in (where or {}).items())  # fmt: skip
+    return basis_of(Step(op, tuple(columns)).with_params(**params), filters, "value")
 
 
 def _without_words(facts: ColumnFacts) -> str:
@@ -491,8 +509,13 @@ def track_stat(
     shown = _unit(unit, None if facts.unit == "count" else facts.unit)
     # A minimum, maximum or quantile of whole numbers that is itself whole prints without decimals (19, not 19.00).
     integral = stat != "std" and is_integral(values)
+    params = {"q": float(q if q is not None else 0.5)} if stat == "quantile" else {}
+    median = stat == "quantile" and params["q"] == 0.5
+    op = "median" if median else stat
+    basis = catalog_basis(op, [column], [facts], None, **({} if median else params))
     return track_value(calc_id, value, description or f"{stat} of {column}", formula, facts.view, [column],
-                       importance, check, shown, _decimals(decimals, value, shown, integral), recipe)  # fmt: skip
+                       importance, check, shown, _decimals(decimals, value, shown, integral), recipe,
+                       basis=basis)  # fmt: skip
 
 
 def _part(data: pd.DataFrame, column: str | None, where: Mapping[str, Any] | None) -> float:
@@ -675,4 +698,5 @@ def track_corr(
     codes = sorted({*column_facts(view, x).sentinels, *column_facts(view, y).sentinels})
     formula = f"df[{x!r}].corr(df[{y!r}])  # Pearson" + _codes_note(codes)
     text = description or f"Pearson correlation of {x} and {y}"
-    return track_value(calc_id, coef, text, formula, table.view, [x, y], importance, check, None, 2)
+    basis = catalog_basis("pearson", [x, y], [column_facts(view, x), column_facts(view, y)])
+    return track_value(calc_id, coef, text, formula, table.view, [x, y], importance, check, None, 2, basis=basis)

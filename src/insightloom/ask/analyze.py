@@ -40,6 +40,7 @@ from typing import Any
 
 from ..analysis import choices
 from ..analysis.catalog import AnalysisSpec
+from ..analysis_utils.module import write_utils_module
 from ..config import Settings
 from ..errors import BadInputError, BudgetExceeded, InsightloomError, UnsafePathError
 from ..fileio import copy_regular_tree, list_regular_files, read_json, read_text, write_json
@@ -48,6 +49,9 @@ from ..joblock import JobLock
 from ..jobs import JobFolder
 from ..runtime import JobRuntime
 from ..state import SharedState
+from ..statistics.parse import UNEXPRESSED, Refusal, parse_question
+from ..statistics.request import StatRequest
+from ..statistics.request import item_text as stat_item
 from ..telemetry import UsageLedger
 from ..validation import VERIFIED, values_match
 from ..validation.checks import run_checks
@@ -67,6 +71,8 @@ FINISHED = ("completed", "needs_review")
 COPIED_DIRS = ("data", "cache", "code")
 COPIED_FILES = (METADATA_FILE, "job.json")
 RECORDS_DIR = ("ask", "analyses")
+#: The recipe op of a statistics-catalog part without a SQL check (``analysis_utils.statistics``).
+STAT_RECIPE = "statistic"
 
 # "the last month", "previous week", "latest quarter"; "in March"; "2024-12": a period filter.
 _PERIOD_FILTER = re.compile(
@@ -103,12 +109,16 @@ class FollowupTask:
     Attributes:
         item: The plan item: a catalog wording, or the question itself when no standard analysis expresses it.
         spec: The standard analysis the item names, or None.
-        missing: What the catalog lacks to express the question (empty when ``spec`` is set).
+        missing: What the catalog lacks to express the question (empty when ``spec`` or ``request`` is set).
+        request: The statistics request the item carries (``insightloom.statistics``), or None.
+        refusal: Why the question is no request the catalog can compute (an operation or a column it lacks).
     """
 
     item: str
     spec: AnalysisSpec | None
     missing: str = ""
+    request: StatRequest | None = None
+    refusal: Refusal | None = None
 
 
 @dataclass
@@ -140,6 +150,7 @@ class FollowupResult:
     tokens: int = 0
     model_calls: int = 0
     record: str = ""
+    request: dict[str, Any] | None = None
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -205,6 +216,11 @@ def plan_task(question: str, profile: Mapping[str, Any], language: str = "en") -
     tables = choices.tables(dict(profile))
     if not tables:
         return FollowupTask(question, None, "the job has no data profile (cache/profile.json lists no table)")
+    asked = parse_question(question, profile)
+    if isinstance(asked, StatRequest):
+        return FollowupTask(stat_item(asked), None, request=asked)
+    if isinstance(asked, Refusal) and asked.kind != UNEXPRESSED:
+        return FollowupTask(question, None, asked.reason, refusal=asked)
     table = choices.annotated(tables[0])
     measures = [m for m in choices.measures(table, question) if _named(m, question)]
     cats = [c for c in choices.categories(table, question) if _named(c, question)]
@@ -328,6 +344,7 @@ def copy_scratch(job_dir: Path, scratch: Path, *, max_bytes: int | None = None) 
         raise UnsafePathError(f"The follow-up analysis was refused: {exc.message}", exc.fix) from None
     for name in (*COPIED_DIRS, "charts", "transcripts"):
         (scratch / name).mkdir(exist_ok=True)
+    write_utils_module(scratch / "code")  # this release's helpers, whatever release made the job
 
 
 def scratch_runtime(
@@ -403,11 +420,12 @@ def recompute(job_dir: Path, calcs: list[dict[str, Any]]) -> tuple[dict[str, dic
         elif not is_stat_check(c):
             has_sql = isinstance(c.get("check"), str) and bool(c["check"].strip())
             (checked if has_sql else unchecked).append(c)
-    refused.update({str(c["id"]): "no DuckDB check, so it cannot be verified" for c in unchecked})
-    if not checked and not claims:
+    recipes = [c for c in unchecked if (c.get("recipe") or {}).get("op") == STAT_RECIPE]
+    refused.update({str(c["id"]): "no DuckDB check, so it cannot be verified" for c in unchecked if c not in recipes})
+    if not checked and not claims and not recipes:
         return {}, refused
     views = load_views(job_dir)
-    verified: dict[str, dict[str, Any]] = {}
+    verified: dict[str, dict[str, Any]] = _recompute_recipes(recipes, views, refused)
     for claim, result in zip(claims, verify_claims(claims, views) if claims else [], strict=True):
         if result.verified:
             verified[str(claim["id"])] = citation_entry(claim, result.verdict, method="stat")
@@ -427,9 +445,39 @@ def recompute(job_dir: Path, calcs: list[dict[str, Any]]) -> tuple[dict[str, dic
     return verified, refused
 
 
+def _recompute_recipes(
+    calcs: list[dict[str, Any]], views: Mapping[str, Any], refused: dict[str, str]
+) -> dict[str, dict[str, Any]]:
+    """Re-derive each ``statistic`` recipe from the REAL job's views (DuckDB reads the rows, SciPy computes)."""
+    from ..analysis_utils.statistics import recompute_with
+    from ..validation.checks import open_connection
+
+    verified: dict[str, dict[str, Any]] = {}
+    if not calcs:
+        return verified
+    con = open_connection(views, None, [])
+    try:
+        for calc in calcs:
+            try:
+                value = recompute_with(calc["recipe"], con)
+            except Exception as exc:  # a recipe that cannot run is refused, named, never a crash
+                refused[str(calc["id"])] = f"its recipe cannot be re-computed: {exc}"
+                continue
+            comparison = values_match(calc["value"], value)
+            if comparison.match:
+                verified[str(calc["id"])] = citation_entry(calc, value, method="recipe")
+            else:
+                refused[str(calc["id"])] = f"the re-computation disagrees: {comparison.reason}"
+    finally:
+        con.close()
+    return verified
+
+
 def citation_entry(calc: Mapping[str, Any], check_value: Any, *, method: str = "check") -> dict[str, Any]:
     """The citations.json entry of a calculation whose check matched (not yet cited: the report never used it)."""
-    keys = ("value", "description", "formula", "source_file", "importance", "unit", "decimals")
+    keys: tuple[str, ...] = ("value", "description", "formula", "source_file", "importance", "unit", "decimals")
+    if "basis" in calc:
+        keys += ("basis",)
     entry: dict[str, Any] = {"citation_id": None, "calculation_id": str(calc["id"])}
     entry.update({key: calc[key] for key in ("kind", "claim_kind", "evidence") if key in calc})
     entry.update({key: calc.get(key) for key in keys})
@@ -565,7 +613,12 @@ def run_followup(
     existing = {str(c["id"]): c["value"] for c in load_calculations(job.root)}
     language = "ko" if has_cjk(question) else "en"
     task = plan_task(question, read_json(job.path("cache", "profile.json"), beneath=job.root), language)
-    result = FollowupResult(question=question, item=task.item, missing=task.missing)
+    result = FollowupResult(question=question, item=task.item, missing=task.missing,
+                            request=task.request.to_json() if task.request else None)  # fmt: skip
+    if task.refusal is not None:  # nothing the catalog can compute: no model call, no scratch copy
+        result.seconds = round(time.perf_counter() - started, 3)
+        result.record = _write_record(job.root, result, {})
+        return result
     tmp = Path(tempfile.mkdtemp(prefix="insightloom-followup-"))  # never a path made of anything job.json says
     try:
         scratch = tmp / "job"

@@ -16,7 +16,7 @@ import dataclasses
 import logging
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,9 +34,13 @@ from ..fileio import is_regular_file, read_json
 from ..jobs import JobFolder
 from ..models import make_model
 from ..report.render import DOCX_NAME, MARKDOWN_NAME
+from ..statistics.parse import UNEXPRESSED, Refusal, parse_question
+from ..statistics.request import StatRequest
+from ..statistics.wording import describe_request
 from ..telemetry.hooks import call_record
 from ..telemetry.pricing import PriceTable
 from ..telemetry.usage import AgentUsage
+from ..validation.jobfiles import load_calculations
 from .embeddings import HybridRetriever, make_embedder
 from .events import append_ask_events, ask_event, record_ask_usage
 from .fragments import KnowledgeFragment, load_knowledge
@@ -44,6 +48,14 @@ from .memory import MemoryStore, Turn, open_memory
 from .prompt import AskPrompt, abstention_sentence, build_prompt, question_language
 from .retrieval import Hit
 from .select import conflicts, select_hits
+from .stat_answer import (
+    Matched,
+    computed_block,
+    match_request,
+    parameter_numbers,
+    refusal_sentence,
+    request_problems,
+)
 from .validate import check_answer, cited_ids, render_answer, retry_message
 
 if TYPE_CHECKING:
@@ -85,6 +97,8 @@ class AskResult:
         analyzed: Whether a follow-up analysis ran.
         new_calc_ids: Calculations the follow-up analysis merged into the job.
         problems: What validation found in the rejected attempts (empty when the first answer passed).
+        request: The statistics request the question was read as (``insightloom.statistics``), or None.
+        computed: What was computed, in words ("mean of `Volume`, 2 decimals"), or empty.
     """
 
     question: str
@@ -99,6 +113,8 @@ class AskResult:
     analyzed: bool = False
     new_calc_ids: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    request: dict[str, Any] | None = None
+    computed: str = ""
 
 
 class _UsageMeter(HookProvider):
@@ -218,9 +234,15 @@ def _calc_citations(
     return holders, extra
 
 
-def _accepted(text: str, prompt: AskPrompt, knowledge: Sequence[KnowledgeFragment], retried: bool) -> _Answer:
+def _accepted(
+    text: str,
+    prompt: AskPrompt,
+    knowledge: Sequence[KnowledgeFragment],
+    retried: bool,
+    verified: Mapping[str, str] | None = None,
+) -> _Answer:
     holders, extra = _calc_citations(text, prompt, knowledge)
-    shown = render_answer(text, _verified(prompt, knowledge), holders)
+    shown = render_answer(text, verified if verified is not None else _verified(prompt, knowledge), holders)
     sent = {f.id: f for f in prompt.sent}
     citations = []
     for pid in cited_ids(shown):
@@ -235,17 +257,28 @@ def _is_abstention(text: str, prompt: AskPrompt) -> bool:
     return " ".join(text.split()) == " ".join(prompt.abstention.split())
 
 
-def _answer(agent: Agent, prompt: AskPrompt, knowledge: Sequence[KnowledgeFragment]) -> _Answer:
-    """Ask the model, check the answer, retry once with the problems named; the abstention when still wrong."""
-    verified = _verified(prompt, knowledge)
+def _answer(
+    agent: Agent,
+    prompt: AskPrompt,
+    knowledge: Sequence[KnowledgeFragment],
+    matched: Matched | None = None,
+    calcs: Mapping[str, Mapping[str, Any]] | None = None,
+) -> _Answer:
+    """Ask the model, check the answer (and, for a statistics request, that it answers that request), retry once
+    with the problems named; the abstention when still wrong."""
+    verified = _verified(prompt, knowledge) | (matched.display if matched else {})
     text = str(agent(prompt.user)).strip()
     found: list[str] = []
     for attempt in range(2):
         if _is_abstention(text, prompt):
             return _Answer(prompt.abstention, True, "model_abstained", [], found, attempt > 0)
-        problems = check_answer(text, prompt.sent, verified)
+        problems = check_answer(text, prompt.sent, verified, parameter_numbers(matched) if matched else ())
+        if matched is not None:
+            problems += request_problems(text, matched, calcs or {})
         if not problems:
-            return _accepted(text, prompt, knowledge, attempt > 0)
+            accepted = _accepted(text, prompt, knowledge, attempt > 0, verified)
+            accepted.problems = found
+            return accepted
         found += problems
         logger.info("answer rejected (attempt %d): %s", attempt + 1, "; ".join(problems))
         if attempt == 0:
@@ -348,6 +381,45 @@ def _tokens(usage: AgentUsage, prompt_tokens: int) -> dict[str, Any]:
     return data
 
 
+def stat_request(job_root: Path, question: str) -> StatRequest | Refusal | None:
+    """The statistics request ``question`` makes over the job's data profile (None: it asks for no statistic)."""
+    try:
+        profile = read_json(job_root / "cache" / "profile.json", beneath=job_root)
+    except (OSError, ValueError, UnsafePathError):
+        return None
+    return parse_question(question, profile)
+
+
+def _request_json(asked: StatRequest | Refusal) -> dict[str, Any]:
+    if isinstance(asked, StatRequest):
+        return asked.to_json() | {"computed": describe_request(asked)}
+    return {"refused": asked.kind, "reason": asked.reason, "named": list(asked.named),
+            "candidates": list(asked.candidates)}  # fmt: skip
+
+
+def _matched(q: _Question, asked: Any, knowledge: Sequence[KnowledgeFragment]) -> Matched | None:
+    if not isinstance(asked, StatRequest):
+        return None
+    verified = {calc_id: v for f in knowledge if f.job_id == q.jobs[0].id for calc_id, v in f.values.items()}
+    return match_request(asked, load_calculations(q.jobs[0].root), verified)
+
+
+def _strict(request: StatRequest) -> bool:
+    """Whether retrieval cannot answer the request as asked: it sets decimals, or asks a yes/no or a name."""
+    return request.decimals is not None or request.form != "value"
+
+
+def _stat_prompt(
+    text: str, matched: Matched, knowledge: Sequence[KnowledgeFragment], history: list[Turn], language: str
+) -> AskPrompt:
+    """The prompt of a statistics answer: the fragments holding its calculations, and the computed sentences."""
+    hits = [Hit(f, 1.0, 0.0, None) for f in knowledge if set(f.calc_ids) & set(matched.calcs)]
+    hits = sorted(hits, key=lambda h: (h.fragment.source != "calculation", h.fragment.id))[:SELECT_LIMIT]
+    prompt = build_prompt(text, hits, history, language=language, limit_tokens=PROMPT_LIMIT_TOKENS,
+                          answer_reserve=ANSWER_TOKENS)  # fmt: skip
+    return dataclasses.replace(prompt, user=prompt.user + "\n" + computed_block(matched))
+
+
 def ask(
     job_dirs: list[Path],
     question: str,
@@ -386,33 +458,53 @@ def ask(
     if not text:
         raise BadInputError("The question is empty.", 'ask a question, e.g. "what was total revenue?".')
     q = _Question(text, answerable_jobs(job_dirs))
+    asked = stat_request(q.jobs[0].root, text)
+    if asked is not None:
+        q.emit("requested", request=_request_json(asked))
     new_ids: list[str] = []
-    if analyze:
+    refused = isinstance(asked, Refusal) and asked.kind != UNEXPRESSED
+    if analyze and not refused:
         from .analyze import DEFAULT_CAP_USD
 
         new_ids = _analyze(q, settings, DEFAULT_CAP_USD if cap_usd is None else cap_usd, analyzer)
     started = time.perf_counter()
     knowledge = [fragment for job in q.jobs for fragment in load_knowledge(job.root)]
-    retrieval, selected = _retrieve(q, knowledge, threshold, new_ids, settings)
     store = _memory(settings, session, memory)
     history: list[Turn] = store.turns(user, session, query=text, limit=HISTORY_TURNS) if store and session else []
     meter = _UsageMeter(PriceTable(settings.pricing))
-    prompt = (
-        build_prompt(
-            text,
-            selected,
-            history,
-            language=question_language(text),
-            limit_tokens=PROMPT_LIMIT_TOKENS,
-            answer_reserve=ANSWER_TOKENS,
-        )
-        if selected
-        else None
-    )
-    if prompt is None or not prompt.sent:  # nothing relevant: the model is not called
-        result = _Answer(abstention_sentence(text), True, "no_relevant_fragments", [], [], False)
+    language = question_language(text)
+    matched = _matched(q, asked, knowledge)
+    retrieval, prompt, calcs = "basis", None, {}
+    if analyze and isinstance(asked, Refusal) and refused:
+        result = _Answer(refusal_sentence(asked.reason, language), True, "unsupported", [], [], False)
+    elif matched is not None and matched.complete:
+        calcs = {str(c["id"]): c for c in load_calculations(q.jobs[0].root)}
+        prompt = _stat_prompt(text, matched, knowledge, history, language)
+        result = _answer(_agent(settings, model, prompt, meter), prompt, knowledge, matched, calcs)
+    elif matched is not None and (analyze or _strict(matched.request)):
+        # never a nearby number in its place: a verified number of another question is a wrong answer
+        reason = "no verified value of the " + "; ".join(matched.missing)
+        if not analyze:
+            reason += " (ask with --analyze to compute it)"
+        result = _Answer(refusal_sentence(reason, language), True, "not_computed", [], [], False)
     else:
-        result = _answer(_agent(settings, model, prompt, meter), prompt, knowledge)
+        retrieval, selected = _retrieve(q, knowledge, threshold, new_ids, settings)
+        prompt = (
+            build_prompt(
+                text,
+                selected,
+                history,
+                language=language,
+                limit_tokens=PROMPT_LIMIT_TOKENS,
+                answer_reserve=ANSWER_TOKENS,
+            )
+            if selected
+            else None
+        )
+        if prompt is None or not prompt.sent:  # nothing relevant: the model is not called
+            result = _Answer(abstention_sentence(text), True, "no_relevant_fragments", [], [], False)
+        else:
+            result = _answer(_agent(settings, model, prompt, meter), prompt, knowledge)
     seconds = round(time.perf_counter() - started, 4)
     calls = meter.usage.calls
     if result.abstained:
@@ -438,4 +530,6 @@ def ask(
         analyzed=analyze,
         new_calc_ids=new_ids,
         problems=result.problems,
+        request=_request_json(asked) if isinstance(asked, StatRequest) else None,
+        computed=describe_request(asked) if isinstance(asked, StatRequest) else "",
     )

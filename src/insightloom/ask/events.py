@@ -20,7 +20,7 @@ from ..timeutil import utc_now
 ASK_EVENTS_FILE = "ask_events.jsonl"
 USAGE_FILE = "usage.json"
 #: The stages of one question, in the order they can happen.
-ASK_EVENT_KINDS: tuple[str, ...] = ("retrieved", "reranked", "abstained", "answered", "analyzed")
+ASK_EVENT_KINDS: tuple[str, ...] = ("retrieved", "reranked", "abstained", "answered", "analyzed", "requested")
 _LOCKS: dict[Path, threading.Lock] = {}
 _LOCKS_GUARD = threading.Lock()
 

@@ -52,6 +52,8 @@ definitions and the data profile. You do not run analyses and you know nothing e
   with or without the tag, or write {{{{calc:ID}}}} instead). Never type a number that is not in a fragment you cite.
 - When fragments disagree (the same calculation with different values, or an older and a newer job), say so and give
   each value with its fragment's date.
+- A <computed> block, when given, holds the verified answer to the statistics request the question was read as:
+  answer with its sentences, keeping each {{{{calc:ID}}}} as written and its Yes/No first.
 - When the fragments are not enough to answer, answer exactly this sentence and nothing else:
 <abstention>{abstention}</abstention>
 

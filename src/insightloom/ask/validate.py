@@ -84,8 +84,8 @@ def _reference_problems(answer: str, verified: Mapping[str, str]) -> list[str]:
     ]
 
 
-def _number_problems(answer: str, cited: Iterable[KnowledgeFragment]) -> list[str]:
-    known: set[str] = set()
+def _number_problems(answer: str, cited: Iterable[KnowledgeFragment], allowed: Iterable[str] = ()) -> list[str]:
+    known: set[str] = set(allowed)
     for fragment in cited:
         known |= fragment_numbers(fragment.text)
     problems = []
@@ -105,18 +105,23 @@ def _id_order(fid: str) -> tuple[int, str]:
     return (int(digits), fid) if digits.isdigit() else (0, fid)
 
 
-def check_answer(answer: str, sent: Sequence[KnowledgeFragment], verified: Mapping[str, str]) -> list[str]:
+def check_answer(
+    answer: str, sent: Sequence[KnowledgeFragment], verified: Mapping[str, str], allowed: Iterable[str] = ()
+) -> list[str]:
     """What is wrong with an answer, in words a model can act on; empty when it may be shown.
 
     Args:
         answer: The model's answer, before its references are filled in.
         sent: The fragments the prompt held, with their prompt ids and the text as sent.
         verified: Calculation id -> its value as the report prints it, for every verified calculation.
+        allowed: Numbers that are no claim: the parameters the question itself set (α 0.05, |z| > 3), as printed.
     """
     by_id = {fragment.id: fragment for fragment in sent}
     cited = [by_id[fid] for fid in cited_ids(answer) if fid in by_id]
     return (
-        _citation_problems(answer, set(by_id)) + _reference_problems(answer, verified) + _number_problems(answer, cited)
+        _citation_problems(answer, set(by_id))
+        + _reference_problems(answer, verified)
+        + _number_problems(answer, cited, allowed)
     )
 
 

@@ -3,7 +3,9 @@
 A Coder passes ``track_calculation(..., recipe={"op": ..., ...})``; ``validate_calculations`` lists each selected
 unchecked calculation with its recipe, and a Validator (hosted or offline) re-computes the value by its own route
 with the expressions here, never reading the tracked value or the Coder's script. Ops: ``column_count`` (view),
-``count_groups`` (view, by, optional nonnull columns) and ``std`` (view, column; sample standard deviation).
+``count_groups`` (view, by, optional nonnull columns), ``std`` (view, column; sample standard deviation) and
+``statistic`` (view, step, filters, part): any part of a statistics-catalog step
+(:mod:`insightloom.statistics.operations`), re-derived from the job's views through DuckDB.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ PRELUDE = '''\
 import numpy as np
 import pandas as pd
 
-from coder_analysis_utils import load_df, record_verification
+from coder_analysis_utils import load_df, recompute_statistic, record_verification
 
 _tables = {}
 
@@ -52,11 +54,16 @@ def _std(recipe: dict[str, Any]) -> str:
     return f"float(np.std({values}.to_numpy(dtype=float), ddof=1))"
 
 
+def _statistic(recipe: dict[str, Any]) -> str:
+    return f"recompute_statistic({recipe!r})"
+
+
 # op -> (required keys, Python expression re-computing the value)
 RECIPES: dict[str, tuple[tuple[str, ...], Callable[[dict[str, Any]], str]]] = {
     "column_count": (("view",), _column_count),
     "count_groups": (("view", "by"), _count_groups),
     "std": (("view", "column"), _std),
+    "statistic": (("view", "step", "part"), _statistic),
 }
 
 

@@ -1,10 +1,11 @@
 """The offline Answerer: answer a follow-up question extractively from the fragments in the prompt, with citations.
 
-It reads only the prompt: the ``<fragment id=...>`` blocks, the ``<question>`` and the ``<abstention>`` sentence. It
-picks the fragments' sentences that share the most words with the question (the product's own retrieval tokenizer),
-copies them exactly, so every number is the fragment's, and cites each one ``[F#]``. When no sentence shares a word
-with the question it answers the abstention sentence. Asked again with problems named, it leaves out every sentence
-that prints a number, and abstains when nothing is left.
+Given a ``<computed>`` block (a statistics request the product computed and worded), it answers with that
+block's sentences. Otherwise it reads only the prompt: the ``<fragment id=...>`` blocks, the ``<question>`` and the
+``<abstention>`` sentence. It picks the fragments' sentences that share the most words with the question (the
+product's own retrieval tokenizer), copies them exactly, so every number is the fragment's, and cites each one
+``[F#]``. When no sentence shares a word with the question it answers the abstention sentence. Asked again with
+problems named, it leaves out every sentence that prints a number, and abstains when nothing is left.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ MAX_SENTENCES = 3
 KEEP_SHARE = 0.5
 _FRAGMENT_RE = re.compile(r'<fragment id="(F\d+)"[^>]*>(.*?)</fragment>', re.S)
 _DIGIT_RE = re.compile(r"\d")
+_COMPUTED_RE = re.compile(r"<computed[^>]*>(.*?)</computed>", re.S)
 _END_RE = re.compile(r"[.!?。！？]+$")
 
 
@@ -56,6 +58,9 @@ def _is_retry(conv: Conversation) -> bool:
 
 
 def answerer(conv: Conversation) -> Reply:
+    computed = _COMPUTED_RE.search(conv.user_text)
+    if computed:  # the product computed and worded the answer: restate it, references as written
+        return Reply(text=" ".join(computed.group(1).split()))
     abstention = conv.tag("abstention") or ""
     question = conv.tag("question", conv.user_text) or ""
     from ....ask.retrieval import tokenize

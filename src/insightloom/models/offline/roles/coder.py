@@ -39,11 +39,18 @@ def _final(doable: list[str], runs: list[Any], impossible: list[str]) -> Reply:
     )
 
 
+def _spec_or_request(item: str, profile: dict[str, Any]) -> Any:
+    from ....statistics.request import parse_item as parse_stat_item
+    from ..analyst import parse_item
+
+    return parse_stat_item(item) or parse_item(item, profile)
+
+
 def coder(conv: Conversation) -> Reply:
-    from ..analyst import parse_item, script_for
+    from ..analyst import script_for
 
     profile = conv.json_tag("data_profile") or {"tables": [], "aliases": {}, "language": "en"}
-    specs = [(item, parse_item(item, profile)) for item in plan_items(conv)]
+    specs = [(item, _spec_or_request(item, profile)) for item in plan_items(conv)]
     doable = [(item, spec) for item, spec in specs if spec is not None]
     impossible = [item for item, spec in specs if spec is None]
     runs = [e for e in conv.exchanges() if e.name == "write_and_execute_tool"]

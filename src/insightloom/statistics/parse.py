@@ -1,0 +1,634 @@
+"""A statistics question read into a :class:`StatRequest` over the data profile, or refused naming why.
+
+Columns are matched through the profile (their names, with ``_`` read as a space, in backticks or not, a Korean
+particle allowed after), category values through the profile's top values (quoted, or next to their column), and
+operations through the lexicon (:mod:`.lexicon`). Everything the question constrains must be read: a period, a
+number or a quoted value the request cannot express refuses the question instead of being dropped, since a verified
+number that answers another question is a wrong answer.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from insightloom.statistics import lexicon as lx
+from insightloom.statistics.operations import OPERATIONS, operation
+from insightloom.statistics.request import Filter, StatRequest, Step
+
+#: Refusal kinds: an operation the catalog lacks, a column the data lack, a name two columns match, or a
+#: constraint the catalog cannot express (a period, a number) that another route may still answer.
+UNSUPPORTED = "unsupported_operation"
+MISSING_COLUMN = "missing_column"
+AMBIGUOUS = "ambiguous_column"
+UNEXPRESSED = "unexpressed"
+_NUMERIC_DTYPES = ("int", "float", "uint")
+_QUOTED = re.compile(r"'([^']+)'|\"([^\"]+)\"|‘([^’]+)’|“([^”]+)”")
+_NUMBER = re.compile(r"(?<![\w.])[-−]?\d+(?:,\d{3})*(?:\.\d+)?(?![\w])")
+_COLUMN_WORD = re.compile(
+    r"[`'\"]?((?:[\w.-]+\s){0,2}[\w.-]+)[`'\"]?\s+(?:column|variable|field|feature)\b|"
+    r"\b(?:column|variable|field)\s+[`'\"]?([\w][\w.-]{0,40})[`'\"]?|"
+    r"[`'\"]?(\S{1,40}?)[`'\"]?\s*(?:열|컬럼|칼럼|변수)(?:의|은|는|이|가|을|를|에서)?(?=\s|$|[,.?])"
+)
+_OF_PHRASE = re.compile(
+    r"\b(?:what|calculate|compute|find|determine|report|give|get|estimate|show)\b(?:\s+(?:is|are|was|were|me))?"
+    r"\s+(?:the\s+)?(?P<op>[a-z][a-z' -]{1,40}?)\s+(?:of|for|between|in)\b"
+)
+_GENERIC = frozenset(
+    [
+        "value",
+        "values",
+        "data",
+        "dataset",
+        "table",
+        "rows",
+        "row",
+        "records",
+        "record",
+        "observations",
+        "entries",
+        "column",
+        "columns",
+        "variable",
+        "variables",
+        "people",
+        "cases",
+        "items",
+        "the",
+        "a",
+        "an",
+        "this",
+        "that",
+        "these",
+        "those",
+        "each",
+        "all",
+        "every",
+        "of",
+        "for",
+        "in",
+        "on",
+        "by",
+        "and",
+        "or",
+        "with",
+        "to",
+        "from",
+        "at",
+        "as",
+        "is",
+        "are",
+        "what",
+        "which",
+        "how",
+        "many",
+        "much",
+    ]
+)
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a question is no catalog request: ``kind``, the reason (a sentence fragment naming the operation or the
+    column), the names it refuses and, for a column, the candidates."""
+
+    kind: str
+    reason: str
+    named: tuple[str, ...] = ()
+    candidates: tuple[str, ...] = ()
+
+
+@dataclass
+class _Text:
+    """The question, lowered, with the spans already read blanked out (so no word is read twice)."""
+
+    original: str
+    text: str
+    used: list[tuple[int, int]] = field(default_factory=list)
+
+    def take(self, start: int, end: int) -> None:
+        self.used.append((start, end))
+        self.text = self.text[:start] + " " * (end - start) + self.text[end:]
+
+    def find(self, pattern: str | re.Pattern[str]) -> list[re.Match[str]]:
+        return list(re.finditer(pattern, self.text))
+
+
+@dataclass(frozen=True)
+class _Mention:
+    start: int
+    end: int
+    name: str
+
+
+def _normal(question: str) -> str:
+    table = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "−": "-", "×": "x", "≥": ">=", "≤": "<=", "`": "`"})
+    return question.translate(table).lower()
+
+
+def _columns(table: Mapping[str, Any]) -> list[dict[str, Any]]:
+    return [c for c in table.get("columns", []) if c.get("role") != "pii"]
+
+
+def is_numeric(col: Mapping[str, Any]) -> bool:
+    """Whether the profile holds the column as numbers."""
+    return str(col.get("dtype", "")).startswith(_NUMERIC_DTYPES) and col.get("role") != "identifier"
+
+
+def _name_pattern(name: str) -> str:
+    parts = re.split(r"[\s_.]+", name.lower())
+    words = r"[\s_.]+".join(re.escape(p) for p in parts if p)
+    return rf"(?<![\w]){words}(?:{lx.KO_PARTICLES})?(?![\w])"
+
+
+def _column_mentions(text: _Text, columns: list[dict[str, Any]]) -> tuple[list[_Mention], list[Refusal]]:
+    found: list[_Mention] = []
+    for col in sorted(columns, key=lambda c: -len(str(c["name"]))):
+        name = str(col["name"])
+        for pattern in (rf"`{re.escape(name.lower())}`", _name_pattern(name)):
+            for match in text.find(pattern):
+                same = [m for m in found if (m.start, m.end) == match.span()]
+                if same and all(m.name != name for m in same):
+                    found.append(_Mention(match.start(), match.end(), name))  # two columns, one name: ambiguous
+                elif not any(match.start() < m.end and m.start < match.end() for m in found):
+                    found.append(_Mention(match.start(), match.end(), name))
+    refusals = []
+    by_span: dict[tuple[int, int], list[str]] = {}
+    for m in found:
+        by_span.setdefault((m.start, m.end), []).append(m.name)
+    for names in by_span.values():
+        if len(set(names)) > 1:
+            refusals.append(Refusal(AMBIGUOUS, f"the name matches more than one column ({_listed(names)})",
+                                    tuple(names), tuple(names)))  # fmt: skip
+    for m in found:
+        text.take(m.start, m.end)
+    return sorted(found, key=lambda m: (m.start, m.name)), refusals
+
+
+def _listed(names: list[str] | tuple[str, ...]) -> str:
+    return ", ".join(f"`{n}`" for n in dict.fromkeys(names))
+
+
+def _missing_column(text: _Text, columns: list[dict[str, Any]]) -> Refusal | None:
+    """A column the question names ("the temperature column", `temp`) that the data lack."""
+    names = [str(c["name"]) for c in columns]
+    for match in [*text.find(r"`([^`]+)`"), *text.find(_COLUMN_WORD)]:
+        index = next((i for i, g in enumerate(match.groups(), 1) if g), 0)
+        phrase = text.original[match.start(index) : match.end(index)].strip(" .,'\"`") if index else ""
+        words = [w for w in phrase.split() if w.lower() not in _GENERIC]
+        if not words:
+            continue
+        phrase = " ".join(words)
+        if len(phrase) < 2 or phrase.isdigit():
+            continue
+        close = difflib.get_close_matches(phrase.lower(), [n.lower() for n in names], n=3, cutoff=0.6)
+        candidates = tuple(n for n in names if n.lower() in close)
+        return Refusal(MISSING_COLUMN, f"the data have no column '{phrase}'", (phrase,), candidates)
+    return None
+
+
+def _category_values(col: Mapping[str, Any]) -> list[str]:
+    return [str(v["value"]) for v in col.get("top_values") or [] if str(v.get("value", "")).strip()]
+
+
+def _value_filters(text: _Text, columns: list[dict[str, Any]], mentions: list[_Mention]) -> list[Filter]:
+    """``column = value`` for each category value the question names: quoted, or right after/before its column."""
+    found: list[Filter] = []
+    by_name = {str(c["name"]): c for c in columns}
+    for col in columns:
+        values = sorted(_category_values(col), key=len, reverse=True)
+        near = [m for m in mentions if m.name == col["name"]]
+        for value in values:
+            v = re.escape(value.lower())
+            quoted = rf"(?:'{v}'|\"{v}\")"
+            patterns = [quoted]
+            for m in near:
+                patterns.append(rf"(?<=.{{{m.end}}})\s*(?:=|==|is|of|equals?|equal\s+to|:)?\s*{v}(?![\w])")
+            bare = rf"(?<![\w]){v}(?:{lx.KO_PARTICLES})?(?![\w])"
+            if len(value) >= 3 and not value.isdigit():
+                patterns.append(bare)
+            for pattern in patterns:
+                match = next(iter(text.find(pattern)), None)
+                if match is not None:
+                    found.append(Filter(str(col["name"]), "=", value))
+                    text.take(match.start(), match.end())
+                    break
+    return [f for f in found if f.column in by_name]
+
+
+def _numeric_filters(text: _Text, mentions: list[_Mention], numeric: set[str]) -> list[Filter]:
+    found = []
+    for m in mentions:
+        if m.name not in numeric:
+            continue
+        rest = text.text[m.end :]
+        for words, op in lx.COMPARISONS:
+            match = re.match(rf"\s*(?:is\s+|are\s+|was\s+)?(?:{words})\s*(?P<n>-?\d+(?:,\d{{3}})*(?:\.\d+)?)", rest)
+            if match:
+                found.append(Filter(m.name, op, float(match.group("n").replace(",", ""))))
+                text.take(m.end, m.end + match.end())
+                break
+        else:
+            ko = re.match(
+                r"\s*(?:이|가|은|는|이가)?\s*(?P<n>-?\d+(?:\.\d+)?)\s*(?P<w>이상|이하|초과|미만|보다\s*큰|보다\s*작은)",
+                rest,
+            )
+            if ko:
+                found.append(Filter(m.name, lx.KO_COMPARISONS[" ".join(ko.group("w").split())],
+                                    float(ko.group("n"))))  # fmt: skip
+                text.take(m.end, m.end + ko.end())
+    return found
+
+
+@dataclass
+class _Ops:
+    """The operation words found, by position."""
+
+    found: list[tuple[int, str, dict[str, str]]] = field(default_factory=list)
+
+    def names(self) -> list[str]:
+        return [name for _pos, name, _g in self.found]
+
+    def has(self, *names: str) -> bool:
+        return any(n in self.names() for n in names)
+
+    def drop(self, *names: str) -> None:
+        self.found = [f for f in self.found if f[1] not in names]
+
+
+def _operation_words(text: _Text) -> _Ops:
+    ops = _Ops()
+    for name, patterns in lx.OPERATION_WORDS.items():
+        for pattern in patterns:
+            for match in text.find(pattern):
+                ops.found.append((match.start(), name, {k: v for k, v in match.groupdict().items() if v}))
+                text.take(match.start(), match.end())
+    ops.found.sort()
+    return ops
+
+
+def _quantile(groups: dict[str, str]) -> float:
+    if groups.get("first") or groups.get("ko1"):
+        return 0.25
+    if groups.get("third") or groups.get("ko3"):
+        return 0.75
+    for key in ("pct", "pct2", "pct3"):
+        if groups.get(key):
+            return float(groups[key]) / 100
+    return float(groups.get("share") or groups.get("share2") or 0.5)
+
+
+def _alpha(question: str) -> float | None:
+    match = lx.ALPHA_RE.search(question)
+    if not match:
+        return None
+    text = (match.group("a") or match.group("b")).replace(" ", "")
+    return float(text[:-1]) / 100 if text.endswith("%") else float(text)
+
+
+def _first_number(pattern: re.Pattern[str], question: str) -> float | None:
+    match = pattern.search(question)
+    return float(next(g for g in match.groups() if g)) if match else None
+
+
+def _decimals(question: str) -> tuple[int | None, list[tuple[int, int]]]:
+    for pattern, fixed in lx.DECIMALS_PATTERNS:
+        match = pattern.search(question)
+        if match:
+            return (fixed if fixed is not None else lx.decimals_word(match)), [match.span()]
+    return None, []
+
+
+@dataclass
+class _Parts:
+    """What the question names, sorted by role."""
+
+    measures: list[str]
+    categories: list[str]
+    filters: list[Filter]
+    levels: dict[str, list[str]]
+
+
+def parse_question(question: str, profile: Mapping[str, Any], view: str | None = None) -> StatRequest | Refusal | None:
+    """The catalog request ``question`` makes over the profile's table (the first, or ``view``).
+
+    Returns:
+        The request; a :class:`Refusal` naming what the catalog or the data lack; or None when the question asks
+        for no statistic at all (it is left to retrieval).
+    """
+    tables = [t for t in profile.get("tables", []) if view is None or t.get("view") == view]
+    if not tables:
+        return None
+    table = tables[0]
+    columns = _columns(table)
+    language = "ko" if re.search(r"[\uac00-\ud7a3]", question) else "en"
+    text = _Text(question, _normal(question))
+    mentions, ambiguous = _column_mentions(text, columns)
+    unsupported = next((m for p in lx.UNSUPPORTED_WORDS for m in text.find(p)), None)
+    if unsupported is not None:
+        phrase = question[unsupported.start() : unsupported.end()]
+        return Refusal(UNSUPPORTED, f"the statistics catalog has no operation for '{phrase}'", (phrase,))
+    if ambiguous:
+        return ambiguous[0]
+    decimals, spans = _decimals(text.text)
+    for start, end in spans:
+        text.take(start, end)
+    by_name = {str(c["name"]): c for c in columns}
+    numeric = {n for n, c in by_name.items() if is_numeric(c)}
+    filters = _numeric_filters(text, mentions, numeric) + _value_filters(text, columns, mentions)
+    for pattern in (lx.ZTHRESHOLD_RE, lx.IQR_FACTOR_RE, lx.ALPHA_RE, lx.STRONG_RE):
+        for match in text.find(pattern):
+            text.take(*match.span())
+    ops = _operation_words(text)
+    missing = _missing_column(text, columns)
+    if missing is not None:
+        return missing
+    if not ops.found:
+        return _no_operation(text, mentions)
+    if not mentions:
+        return _unknown_operand(text, ops)
+    return _build(question, text, ops, mentions, filters, by_name, decimals, language, table)
+
+
+def _no_operation(text: _Text, mentions: list[_Mention]) -> Refusal | None:
+    match = _OF_PHRASE.search(text.text)
+    if match and mentions:
+        phrase = " ".join(w for w in match.group("op").split() if w not in _GENERIC)
+        if phrase:
+            return Refusal(UNSUPPORTED, f"the statistics catalog has no operation for '{phrase}'", (phrase,))
+    return None
+
+
+def _unknown_operand(text: _Text, ops: _Ops) -> Refusal | None:
+    """The name after an operation word ("the mean of temperature") when the question names no column at all."""
+    for pos, name, _groups in ops.found:
+        if name in ("count",):
+            continue
+        match = re.compile(r"\s*(?:of|for|in)\s+(?:the\s+)?(?P<n>[^\W\d][\w-]*(?:\s+[^\W\d][\w-]*)?)").match(
+            text.text, pos + 1
+        )
+        if match is None:
+            match = re.compile(r"\S*\s*(?:of|for|in)\s+(?:the\s+)?(?P<n>[^\W\d][\w-]*)").match(text.text, pos)
+        if match is None:
+            match = re.compile(r"\S*\s+(?P<n>[^\W\d][\w-]*)").match(text.text, pos)
+        if match:
+            words = [w for w in text.original[match.start("n") : match.end("n")].split() if w.lower() not in _GENERIC]
+            if words:
+                phrase = " ".join(words)
+                return Refusal(MISSING_COLUMN, f"the data have no column '{phrase}'", (phrase,))
+    return None
+
+
+def _roles(mentions: list[_Mention], filters: list[Filter], by_name: Mapping[str, Any]) -> _Parts:
+    filtered = {f.column for f in filters}
+    seen = list(dict.fromkeys(m.name for m in mentions))
+    measures = [n for n in seen if is_numeric(by_name[n]) and n not in filtered]
+    categories = [n for n in seen if not is_numeric(by_name[n]) and n not in filtered]
+    levels: dict[str, list[str]] = {}
+    for f in filters:
+        if f.op == "=" and isinstance(f.value, str):
+            levels.setdefault(f.column, []).append(f.value)
+    return _Parts(measures, categories, filters, levels)
+
+
+def _build(
+    question: str, text: _Text, ops: _Ops, mentions: list[_Mention], filters: list[Filter],
+    by_name: Mapping[str, Any], decimals: int | None, language: str, table: Mapping[str, Any],
+) -> StatRequest | Refusal | None:  # fmt: skip
+    q = _normal(question)
+    parts = _roles(mentions, filters, by_name)
+    verdict = bool(lx.VERDICT_RE.search(q)) and not (language == "ko" and lx.KO_AMOUNT_RE.search(q))
+    steps: list[Step] = []
+    which = bool(lx.WHICH_RE.search(q)) and bool(lx.HIGH_RE.search(q) or lx.LOW_RE.search(q))
+    group_cols = [c for c in parts.categories] + [m for m in parts.measures if by_name[m].get("role") == "category"]
+    if ops.has("outliers") or ops.has("zscore_outliers"):
+        op = "zscore_outliers" if ops.has("zscore_outliers") else "iqr_outliers"
+        if ops.has("iqr") or op == "iqr_outliers":
+            op = "iqr_outliers" if not ops.has("zscore_outliers") else op
+        ops.drop("outliers", "zscore_outliers", "iqr", "count", "std")
+        params = {"threshold": _first_number(lx.ZTHRESHOLD_RE, q)} if op == "zscore_outliers" else {
+            "k": _first_number(lx.IQR_FACTOR_RE, q)}  # fmt: skip
+        steps += [Step(op, (m,)).with_params(**params) for m in parts.measures[:1]]
+    if ops.has("ttest", "anova") or (ops.has("chi2") and len(group_cols) + len(parts.levels) >= 2):
+        return _test(q, ops, parts, decimals, language, verdict, table)
+    if ops.has("pearson", "spearman", "kendall", "correlation"):
+        return _correlation(q, ops, parts, decimals, language, verdict, table)
+    if ops.has("regression"):
+        return _regression(q, parts, decimals, language, table)
+    if ops.has("normality") and not steps:
+        show = ["verdict"] + (["p_value"] if lx.P_VALUE_RE.search(q) else [])
+        show += ["statistic"] if lx.STATISTIC_RE.search(q) else []
+        alpha = _alpha(q)
+        steps += [Step("normality", (m,), show=tuple(show)).with_params(alpha=alpha) for m in parts.measures[:1]]
+        if not steps:
+            return None
+        return _request(steps, parts, decimals, "verdict", language, table)
+    if which and group_cols:
+        return _group_extreme(q, ops, parts, group_cols, decimals, language, table)
+    steps += _simple_steps(q, ops, parts, text, by_name)
+    if not steps:
+        return None
+    return _finish(question, text, steps, parts, decimals, "verdict" if verdict else "value", language, table)
+
+
+def _simple_steps(q: str, ops: _Ops, parts: _Parts, text: _Text, by_name: Mapping[str, Any]) -> list[Step]:
+    """One-column operations (and counts), each applied to the measures named after it (or before it)."""
+    names = ops.names()
+    if "distinct" in names or "missing" in names:
+        ops.drop("count")
+    if "share" in names:
+        ops.drop("count")
+    steps: list[Step] = []
+    for index, (pos, name, groups) in enumerate(ops.found):
+        if name not in OPERATIONS and name not in ("iqr", "range"):
+            continue
+        nxt = ops.found[index + 1][0] if index + 1 < len(ops.found) else len(q) + 1
+        if name in ("count", "share"):
+            steps.append(_count_step(name, parts))
+            continue
+        if name in ("distinct", "missing"):
+            cols = parts.categories + parts.measures or []
+            steps += [Step(name, (c,)) for c in cols[:1]]
+            continue
+        cols = [c for c in parts.measures if _between(c, text, pos, nxt)] or parts.measures
+        op = name
+        params: dict[str, Any] = {}
+        if name == "quantile":
+            params["q"] = _quantile(groups)
+        if name in ("std", "var") and lx.POPULATION_RE.search(q):
+            params["ddof"] = 0
+        for col in cols:
+            steps.append(Step(op, (col,)).with_params(**params))
+    return list(dict.fromkeys(steps))
+
+
+def _between(column: str, text: _Text, start: int, end: int) -> bool:
+    original = _normal(text.original)
+    return any(start <= m.start() < end for m in re.finditer(_name_pattern(column), original))
+
+
+def _count_step(name: str, parts: _Parts) -> Step:
+    if name == "share":
+        condition = tuple(parts.filters)
+        parts.filters.clear()
+        return Step("share", (), params=(("where", tuple(tuple(f.to_json()) for f in condition)),))
+    return Step("count", ())
+
+
+def _request(steps: list[Step], parts: _Parts, decimals: int | None, form: str, language: str,
+             table: Mapping[str, Any]) -> StatRequest:  # fmt: skip
+    view = table.get("view")
+    return StatRequest(tuple(steps), tuple(parts.filters), decimals, form, str(view) if view else None, language)
+
+
+def _finish(question: str, text: _Text, steps: list[Step], parts: _Parts, decimals: int | None, form: str,
+            language: str, table: Mapping[str, Any]) -> StatRequest | Refusal | None:  # fmt: skip
+    leftover = _leftover(text)
+    if leftover is not None:
+        return leftover
+    for step in steps:
+        op = operation(step.op) if step.op in OPERATIONS else None
+        if op is not None and op.kind == "one" and not step.columns:
+            return None
+    if form == "verdict":
+        form = "value"  # a yes/no question of a plain statistic ("is the mean above 3?") is beyond the catalog
+        return Refusal(UNEXPRESSED, "a yes/no comparison of a statistic with a value", ("yes/no comparison",))
+    return _request(steps, parts, decimals, form, language, table)
+
+
+def _leftover(text: _Text) -> Refusal | None:
+    """A constraint nothing read: a period, a quoted value, a number."""
+    period = lx.PERIOD_RE.search(text.text)
+    if period:
+        phrase = text.original[period.start() : period.end()]
+        return Refusal(UNEXPRESSED, f"a period filter ('{phrase}') the statistics catalog cannot express", (phrase,))
+    quoted = _QUOTED.search(text.text)
+    if quoted:
+        value = next(g for g in quoted.groups() if g)
+        return Refusal(MISSING_COLUMN, f"no column holds the value '{value}'", (value,))
+    number = _NUMBER.search(text.text)
+    if number:
+        phrase = text.original[number.start() : number.end()]
+        return Refusal(UNEXPRESSED, f"the number {phrase} in the question, which the request cannot express", (phrase,))
+    return None
+
+
+def _group_extreme(q: str, ops: _Ops, parts: _Parts, group_cols: list[str], decimals: int | None, language: str,
+                   table: Mapping[str, Any]) -> StatRequest | None:  # fmt: skip
+    high = lx.HIGH_RE.search(q)
+    low = lx.LOW_RE.search(q)
+    op = "group_max" if high and (not low or high.start() < low.start()) else "group_min"
+    names = ops.names()
+    measure = next(iter(parts.measures), None)
+    if "mean" in names:
+        agg = "mean"
+    elif "sum" in names:
+        agg = "sum"
+    elif "median" in names:
+        agg = "median"
+    elif "count" in names or measure is None:
+        agg = "count"
+    else:
+        agg = "max" if op == "group_max" else "min"
+    if agg != "count" and measure is None:
+        return None
+    step = Step(op, (measure,) if measure else (), group_cols[0], show=("group", "value")).with_params(agg=agg)
+    return _request([step], parts, decimals, "name", language, table)
+
+
+def _test(q: str, ops: _Ops, parts: _Parts, decimals: int | None, language: str, verdict: bool,
+          table: Mapping[str, Any]) -> StatRequest | None:  # fmt: skip
+    alpha = _alpha(q)
+    show = ["verdict"] if verdict or lx.SIGNIFICANT_RE.search(q) or not lx.P_VALUE_RE.search(q) else []
+    show += ["p_value"] if lx.P_VALUE_RE.search(q) else []
+    show += ["statistic"] if lx.STATISTIC_RE.search(q) else []
+    invert = bool(lx.INVERTED_RE.search(q))
+    if ops.has("chi2") and not ops.has("ttest", "anova"):
+        cats = list(dict.fromkeys([*parts.categories, *parts.levels]))
+        if len(cats) < 2:
+            return None
+        parts.filters[:] = [f for f in parts.filters if f.column not in cats[:2]]
+        step = Step("chi2", (cats[0],), cats[1], show=tuple(show)).with_params(alpha=alpha, invert=invert or None)
+        return _request([step], parts, decimals, "verdict" if verdict else "value", language, table)
+    measure = next(iter(parts.measures), None)
+    group = next(iter([*parts.levels, *parts.categories]), None)
+    if group is None and len(parts.measures) == 2:  # a numeric column of few levels groups the other
+        few = [m for m in parts.measures if int(table_col(table, m).get("distinct") or 99) <= 20]
+        lead = r"(?:across|by|among|per|each|between|over|for)\s+(?:the\s+)?(?:different\s+)?"
+        named = [m for m in few if re.search(lead + _name_pattern(m), q)]
+        if len(named) == 1 or len(few) == 1:
+            group = (named or few)[0]
+            measure = next(m for m in parts.measures if m != group)
+    if measure is None or group is None:
+        return None
+    levels = parts.levels.get(group, [])
+    parts.filters[:] = [f for f in parts.filters if f.column != group]
+    if ops.has("ttest") or (len(levels) == 2 and not ops.has("anova")):
+        equal = False if lx.WELCH_RE.search(q) else (True if lx.POOLED_RE.search(q) else None)
+        step = Step("ttest", (measure,), group, show=tuple(show)).with_params(
+            alpha=alpha, equal_var=equal, levels=tuple(levels) if len(levels) == 2 else None, invert=invert or None
+        )
+    else:
+        step = Step("anova", (measure,), group, show=tuple(show)).with_params(alpha=alpha, invert=invert or None)
+    return _request([step], parts, decimals, "verdict" if verdict else "value", language, table)
+
+
+def table_col(table: Mapping[str, Any], name: str) -> Mapping[str, Any]:
+    return next((c for c in table.get("columns", []) if c.get("name") == name), {})
+
+
+def _correlation(q: str, ops: _Ops, parts: _Parts, decimals: int | None, language: str, verdict: bool,
+                 table: Mapping[str, Any]) -> StatRequest | None:  # fmt: skip
+    if len(parts.measures) < 2:
+        return None
+    if len(parts.measures) > 2:
+        return None
+    method = next((m for m in ("spearman", "kendall", "pearson") if ops.has(m)), "pearson")
+    show = ["value"] + (["p_value"] if lx.P_VALUE_RE.search(q) else [])
+    strong = lx.STRONG_WORD_RE.search(q)
+    threshold = _first_number(lx.STRONG_RE, q)
+    if verdict and strong:
+        show.append("strong")
+    elif lx.STRENGTH_RE.search(q) or strong:
+        show.append("strength")
+    step = Step(method, tuple(parts.measures[:2]), show=tuple(show)).with_params(strong_r=threshold)
+    form = "verdict" if verdict and strong else "value"
+    return _request([step], parts, decimals, form, language, table)
+
+
+def _regression(q: str, parts: _Parts, decimals: int | None, language: str,
+                table: Mapping[str, Any]) -> StatRequest | Refusal | None:  # fmt: skip
+    if len(parts.measures) != 2:
+        if len(parts.measures) > 2:
+            named = tuple(parts.measures)
+            return Refusal(UNSUPPORTED, f"a regression on more than one predictor ({_listed(named)})", named)
+        return None
+    y, x = _regression_roles(q, parts.measures)
+    show = [part for part, pattern in (
+        ("slope", r"slope|coefficient(?!\s+of\s+determination)|기울기|회귀\s*계수"), ("intercept", r"intercept|절편"),
+        ("r_squared", r"r[\s-]*squared|r²|\br2\b|coefficient\s+of\s+determination|결정\s*계수"),
+        ("p_value", lx.P_VALUE_RE.pattern)) if re.search(pattern, q)]  # fmt: skip
+    step = Step("regression", (x, y), show=tuple(show or ["slope"]))
+    return _request([step], parts, decimals, "value", language, table)
+
+
+def _regression_roles(q: str, measures: list[str]) -> tuple[str, str]:
+    """(y, x): "regress Y on X", "Y against X", "predicting Y from X", "X가 Y에 미치는" (else the order named)."""
+    a, b = measures[:2]
+    pa, pb = (re.search(_name_pattern(n), q) for n in (a, b))
+    if pa is None or pb is None:
+        return a, b
+    first, second = (a, b) if pa.start() < pb.start() else (b, a)
+    between = q[min(pa.end(), pb.end()) : max(pa.start(), pb.start())]
+    if re.search(r"\b(?:from|using|by)\b|에\s*(?:대한|미치는)|(?:으로|로)\s", between) and not re.search(
+        r"\bon\b", between
+    ):
+        return first, second
+    if re.search(r"\bon\b|\bagainst\b|\bversus\b|\bvs\.?\b", between):
+        return first, second
+    if re.search(r"에\s*미치는|가\s*|이\s*", between) and re.search(r"[\uac00-\ud7a3]", q):
+        return second, first  # "X가 Y에 미치는 영향": Y on X
+    return second, first  # "slope of X and Y": X explains Y

@@ -1,0 +1,113 @@
+"""Statistics answers: an answer is checked against the question's request, and an LLM-like answerer that answers
+another question (a different operation, other decimals, a value for a name) is refused naming the mismatch."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from insightloom.ask.answer import ask
+from insightloom.config import Settings
+from insightloom.models.offline import OfflineModel
+from insightloom.models.offline.conversation import Conversation, Reply
+from insightloom.statistics.rounding import format_rounded
+
+pytestmark = pytest.mark.e2e
+
+_COMPUTED = re.compile(r"<computed[^>]*>(.*?)</computed>", re.S)
+_REF = re.compile(r"\{\{calc:([^}]+)\}\}")
+
+
+class ScriptedAnswerer(OfflineModel):
+    """An LLM-like answerer: each reply is made by a function of the conversation; it keeps what it was sent."""
+
+    def __init__(self, *replies: Callable[[Conversation], str]) -> None:
+        super().__init__(role="answerer", brain=self._reply)
+        self.replies = list(replies)
+        self.seen: list[Conversation] = []
+
+    def _reply(self, conv: Conversation) -> Reply:
+        self.seen.append(conv)
+        return Reply(text=self.replies.pop(0)(conv))
+
+
+def _computed(conv: Conversation) -> str:
+    found = _COMPUTED.search(conv.user_text)
+    assert found, "the prompt has no computed block"
+    return " ".join(found.group(1).split())
+
+
+def _retry_text(model: ScriptedAnswerer) -> str:
+    return str(model.seen[-1].messages[-1]["content"][0]["text"])
+
+
+@pytest.fixture(scope="module")
+def moon_job(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Settings]:
+    from finished_jobs import offline, run_finished_job
+
+    root = tmp_path_factory.mktemp("stat-answers")
+    return run_finished_job(root), offline(root)
+
+
+def _values(job: Path) -> dict[str, object]:
+    data = json.loads((job / "calculation_metadata.json").read_text(encoding="utf-8"))
+    return {c["id"]: c["value"] for c in data["calculations"]}
+
+
+def test_a_median_for_a_mean_and_std_question_is_refused_then_corrected(moon_job: tuple[Path, Settings]) -> None:
+    job, settings = moon_job
+    model = ScriptedAnswerer(lambda conv: "The data hold {{calc:rows}} rows.", _computed)
+    question = "Calculate the mean and standard deviation of the Amount column. Round to 2 decimal places."
+    result = ask([job], question, settings=settings, analyze=True, model=model)
+    assert result.model_calls == 2 and not result.abstained, result.answer
+    assert any("{{calc:rows}}" in p and "does not ask" in p and "mean of `Amount`" in p for p in result.problems)
+    assert "does not ask" in _retry_text(model)
+    assert result.request and [s["op"] for s in result.request["steps"]] == ["mean", "std"]
+    assert result.computed.startswith("mean of `Amount`; standard deviation (sample, ddof 1) of `Amount`")
+    values = _values(job)
+    ids = [i for i in _REF.findall(_computed(model.seen[0]))]
+    assert all(format_rounded(float(values[i]), 2) in result.answer for i in ids)  # type: ignore[arg-type]
+    assert result.citations
+
+
+def test_two_decimals_where_four_were_asked_is_refused(moon_job: tuple[Path, Settings]) -> None:
+    job, settings = moon_job
+
+    def two_decimals(conv: Conversation) -> str:
+        calc_id = _REF.findall(_computed(conv))[0]
+        return f"The mean of Amount is {format_rounded(float(_values(job)[calc_id]), 2)}."  # type: ignore[arg-type]
+
+    model = ScriptedAnswerer(two_decimals, two_decimals)
+    result = ask([job], "What is the mean of Amount? Round to 4 decimals.", settings=settings, analyze=True,
+                 model=model)  # fmt: skip
+    assert result.abstained and result.reason == "invalid_answer" and result.model_calls == 2
+    assert any("has 2 decimals, but the question asks 4" in p for p in result.problems), result.problems
+
+
+def test_a_value_for_a_which_group_question_is_refused(moon_job: tuple[Path, Settings]) -> None:
+    job, settings = moon_job
+
+    def value_only(conv: Conversation) -> str:
+        value_ref = next(r for r in _REF.findall(_computed(conv)) if r.endswith("_value"))
+        return "The highest total is {{calc:" + value_ref + "}}."
+
+    model = ScriptedAnswerer(value_only, _computed)
+    result = ask([job], "Which Category has the highest total Amount?", settings=settings, analyze=True,
+                 model=model)  # fmt: skip
+    assert any("asks which `Category`: name the group" in p for p in result.problems), result.problems
+    assert not result.abstained and result.request and result.request["form"] == "name"
+    group_id = next(i for i in _REF.findall(_computed(model.seen[0])) if i.endswith("_group"))
+    assert str(_values(job)[group_id]) in result.answer
+
+
+def test_an_unsupported_operation_abstains_naming_it_without_a_model_call(moon_job: tuple[Path, Settings]) -> None:
+    job, settings = moon_job
+    model = ScriptedAnswerer()
+    result = ask([job], "What is the geometric mean of Amount?", settings=settings, analyze=True, model=model)
+    assert result.abstained and result.model_calls == 0 and "geometric mean" in result.answer
+    missing = ask([job], "What is the mean of the Temperature column?", settings=settings, analyze=True, model=model)
+    assert missing.abstained and "Temperature" in missing.answer and "mean" not in missing.answer.split("'")[1]

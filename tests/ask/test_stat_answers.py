@@ -111,3 +111,22 @@ def test_an_unsupported_operation_abstains_naming_it_without_a_model_call(moon_j
     assert result.abstained and result.model_calls == 0 and "geometric mean" in result.answer
     missing = ask([job], "What is the mean of the Temperature column?", settings=settings, analyze=True, model=model)
     assert missing.abstained and "Temperature" in missing.answer and "mean" not in missing.answer.split("'")[1]
+
+
+def test_a_statistic_without_sql_is_re_derived_from_the_real_views_and_a_changed_value_refused(
+    moon_job: tuple[Path, Settings],
+) -> None:
+    from insightloom.ask.analyze import recompute
+    from insightloom.validation.jobfiles import load_calculations
+
+    job, settings = moon_job
+    result = ask([job], "Is Amount normally distributed (Shapiro-Wilk, α = 0.05)? Give the p-value to 4 decimals.",
+                 settings=settings, analyze=True)  # fmt: skip
+    assert not result.abstained and result.answer.split(":")[0] in ("Yes", "No"), result.answer
+    calcs = [c for c in load_calculations(job) if c["id"] in result.new_calc_ids]
+    p_value = next(c for c in calcs if c["id"].endswith("_p_value"))
+    assert p_value["check"] is None and p_value["recipe"]["op"] == "statistic"
+    assert p_value["basis"]["op"] == "normality" and p_value["basis"]["columns"] == ["Amount"]
+    verified, refused = recompute(job, [p_value, {**p_value, "id": "tampered", "value": p_value["value"] + 0.2}])
+    assert p_value["id"] in verified and verified[p_value["id"]]["verification_method"] == "recipe"
+    assert "tampered" in refused and "disagrees" in refused["tampered"]

@@ -225,9 +225,10 @@ def track_group_values(
     if not result.all_tied:
         tied = _tied(ordered, first)
         result.top_tied = len(tied)
+        top_basis = _basis(result, "group_max", part="group", single=len(tied) == 1)
         result.top_ref = track_value(f"{prefix}_top", ", ".join(group_label(k) for k in tied["key"]),
                                      tx["d_top"].format(**words), "largest group(s) (ties: all, by name)", table.view,
-                                     cols, "high", _tied_sql(cte, "MAX"))  # fmt: skip
+                                     cols, "high", _tied_sql(cte, "MAX"), basis=top_basis)  # fmt: skip
     whole = (
         float(len(data))
         if agg == "count"
@@ -238,15 +239,36 @@ def track_group_values(
     if len(ordered) > 1 and not result.all_tied:
         low = _tied(ordered, last)
         result.bottom_tied = len(low)
+        single = len(low) == 1
         result.bottom_ref = track_value(f"{prefix}_bottom", ", ".join(group_label(k) for k in low["key"]),
                                         tx["d_bottom"].format(**words), "smallest group(s) (ties: all, by name)",
-                                        table.view, cols, "medium", _tied_sql(cte, "MIN"))  # fmt: skip
+                                        table.view, cols, "medium", _tied_sql(cte, "MIN"),
+                                        basis=_basis(result, "group_min", part="group", single=single))  # fmt: skip
         result.bottom_value_ref = track_value(f"{prefix}_bottom_value", last, tx["d_bottom_value"].format(**words),
                                               "value of the smallest group", table.view, cols, "medium",
                                               cte + "SELECT MIN(v) FROM g", unit,
-                                              value_decimals(last, unit, integral))  # fmt: skip
+                                              value_decimals(last, unit, integral),
+                                              basis=_basis(result, "group_min", single=single))  # fmt: skip
     logger.debug("tracked %d of %d groups for %s", len(result.rows), len(ordered), prefix)
     return result
+
+
+def _basis(
+    result: GroupValues, op: str, where: dict[str, Any] | None = None, part: str = "value", *, single: bool = True
+) -> Any:
+    """The statistics-catalog basis of a breakdown's value (None for a rate, a scaled or sentinel-cleaned one, or a
+    top or bottom shared by tied groups)."""
+    if not single or result.agg not in ("sum", "mean", "count") or result.scale != 1 or result.sentinels:
+        return None
+    from insightloom.analysis_utils.statistics import basis_of
+    from insightloom.statistics.request import Filter, Step
+
+    columns = () if result.agg == "count" or result.measure is None else (str(result.measure),)
+    if op in ("group_max", "group_min"):
+        return basis_of(Step(op, columns, result.by).with_params(agg=result.agg), (), part)
+    filters = tuple(Filter(str(c), "=", v if isinstance(v, int | float) and not isinstance(v, bool) else str(v))
+                    for c, v in (where or {}).items())  # fmt: skip
+    return basis_of(Step(op, columns), filters, part)
 
 
 def _group_unit(facts: Any, agg: str) -> str | None:
@@ -276,7 +298,8 @@ def _track_row(
     aggregate = group_sql(result.measure, result.agg, where, scale, result.positive, result.sentinels)
     value_ref = track_value(f"{result.prefix}_{i}", value, tx["d_value"].format(**words), _group_formula(result),
                             result.view, cols, level, f"SELECT {aggregate} FROM {qi(result.view)}",
-                            result.unit, value_decimals(value, result.unit, integral))  # fmt: skip
+                            result.unit, value_decimals(value, result.unit, integral),
+                            basis=_basis(result, result.agg, {result.by: key}))  # fmt: skip
     share_ref = None
     if result.agg in ("sum", "count") and whole:
         share = 100 * value / whole

@@ -475,7 +475,8 @@ def ask(
     language = question_language(text)
     matched = _matched(q, asked, knowledge)
     retrieval, prompt, calcs = "basis", None, {}
-    if analyze and isinstance(asked, Refusal) and refused:
+    if analyze and isinstance(asked, Refusal) and (refused or not new_ids):
+        # nothing computed: say what the catalog lacks rather than let a nearby fragment answer
         result = _Answer(refusal_sentence(asked.reason, language), True, "unsupported", [], [], False)
     elif matched is not None and matched.complete:
         calcs = {str(c["id"]): c for c in load_calculations(q.jobs[0].root)}
@@ -505,6 +506,9 @@ def ask(
             result = _Answer(abstention_sentence(text), True, "no_relevant_fragments", [], [], False)
         else:
             result = _answer(_agent(settings, model, prompt, meter), prompt, knowledge)
+        if result.abstained and matched is not None:  # name the values the jobs lack, not the question's words
+            missing = "no verified value of the " + "; ".join(matched.missing) + " (ask with --analyze to compute it)"
+            result.text = refusal_sentence(missing, language)
     seconds = round(time.perf_counter() - started, 4)
     calls = meter.usage.calls
     if result.abstained:

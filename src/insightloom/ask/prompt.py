@@ -39,6 +39,12 @@ _QUESTION_WORDS = frozenset(
     "tell show give please much many most least any some 무엇 무엇인가요 무엇이야 뭐야 어떤 어느 얼마 얼마나 "
     "언제 어디 왜 어떻게 알려줘 알려주세요 인가요 있나요 했나요 였나요 이야".split()
 )
+# Words that say how to compute or print, not what data: "calculate the mean ... round to 2 decimal places".
+_HOW_WORDS = frozenset(
+    "calculate compute find determine report get estimate round rounded rounding decimal decimals places place "  # noqa: SIM905
+    "digits nearest whole number column columns value values mean average median standard deviation variance sum "
+    "total count percentage share correlation test method using use 구하시오 계산 반올림 소수점 자리 평균 합계".split()
+)
 _MAX_NEEDED_TERMS = 6
 
 SYSTEM_TEMPLATE = """# Role and scope
@@ -96,7 +102,7 @@ def needed_data(question: str) -> str:
     terms: list[str] = []
     for word in _WORD_RE.findall(question):
         lowered = word.lower()
-        if lowered not in _QUESTION_WORDS and not lowered.isdigit() and lowered not in terms:
+        if lowered not in _QUESTION_WORDS | _HOW_WORDS and not lowered.isdigit() and lowered not in terms:
             terms.append(lowered)
     return ", ".join(terms[:_MAX_NEEDED_TERMS]) or question.strip()
 

@@ -5,6 +5,7 @@ stdout carries only answers and, as its last line, the job folder; progress and 
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import signal
@@ -428,6 +429,10 @@ def ask_command(
         extra = f", new calculations: {', '.join(result.new_calc_ids)}" if result.new_calc_ids else ""
         state = f"abstained ({result.reason})" if result.abstained else "answered"
         err.print(f"{state} in {result.seconds:.2f}s · {result.retrieval} · {calls}{extra}", highlight=False)
+    if verbose and result.computed:
+        err.print(f"computed: {result.computed}", highlight=False, markup=False)
+    if verbose and result.request:
+        err.print(f"request: {json.dumps(result.request, ensure_ascii=False)}", highlight=False, markup=False)
     raise typer.Exit(EXIT_ABSTAINED if result.abstained else EXIT_ANSWERED)
 
 

@@ -177,7 +177,7 @@ COMPARISONS: tuple[tuple[str, str], ...] = (
 KO_COMPARISONS = {"이상": ">=", "이하": "<=", "초과": ">", "미만": "<", "보다 큰": ">", "보다 작은": "<"}
 #: A period filter the catalog cannot express ("in March", "last month", "2024", "1분기").
 PERIOD_RE = re.compile(
-    r"\b(?:last|latest|previous|past|this|next)\s+(?:day|week|month|quarter|year)\b|"
+    r"\b(?:last|latest|previous|past|this|next|final|first|most\s+recent)\s+(?:day|week|month|quarter|year)\b|"
     r"\bin\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|\b(?:19|20)\d{2}-\d{2}\b|"
     r"\b(?:daily|weekly|monthly|quarterly|yearly|annual|per\s+(?:day|week|month|year))\b|"
     r"지난\s*(?:달|주|해)|\d+\s*월|\d+\s*분기|월별|주별|연도별|일별"

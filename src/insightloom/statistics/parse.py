@@ -38,55 +38,9 @@ _OF_PHRASE = re.compile(
     r"\s+(?:the\s+)?(?P<op>[a-z][a-z' -]{1,40}?)\s+(?:of|for|between|in)\b"
 )
 _GENERIC = frozenset(
-    [
-        "value",
-        "values",
-        "data",
-        "dataset",
-        "table",
-        "rows",
-        "row",
-        "records",
-        "record",
-        "observations",
-        "entries",
-        "column",
-        "columns",
-        "variable",
-        "variables",
-        "people",
-        "cases",
-        "items",
-        "the",
-        "a",
-        "an",
-        "this",
-        "that",
-        "these",
-        "those",
-        "each",
-        "all",
-        "every",
-        "of",
-        "for",
-        "in",
-        "on",
-        "by",
-        "and",
-        "or",
-        "with",
-        "to",
-        "from",
-        "at",
-        "as",
-        "is",
-        "are",
-        "what",
-        "which",
-        "how",
-        "many",
-        "much",
-    ]
+    "value values data dataset table rows row records record observations entries column columns variable variables "  # noqa: SIM905
+    "people cases items the a an this that these those each all every of for in on by and or with to from at as is "
+    "are was were be been it its what which how many much".split()
 )
 
 
@@ -356,9 +310,9 @@ def parse_question(question: str, profile: Mapping[str, Any], view: str | None =
 def _no_operation(text: _Text, mentions: list[_Mention]) -> Refusal | None:
     match = _OF_PHRASE.search(text.text)
     if match and mentions:
-        phrase = " ".join(w for w in match.group("op").split() if w not in _GENERIC)
-        if phrase:
-            return Refusal(UNSUPPORTED, f"the statistics catalog has no operation for '{phrase}'", (phrase,))
+        phrase = " ".join(w for w in match.group("op").split() if w not in _GENERIC and re.search(r"[a-z]{3}", w))
+        if phrase:  # unknown to the lexicon: another route (the analysis catalog) may still express it
+            return Refusal(UNEXPRESSED, f"the statistics catalog has no operation for '{phrase}'", (phrase,))
     return None
 
 
@@ -489,6 +443,12 @@ def _finish(question: str, text: _Text, steps: list[Step], parts: _Parts, decima
     leftover = _leftover(text)
     if leftover is not None:
         return leftover
+    used = {c for step in steps for c in (*step.columns, step.group)} | {f.column for f in parts.filters}
+    used |= {c for step in steps for f in step.param("where") or () for c in f[:1]}
+    unused = [c for c in [*parts.measures, *parts.categories] if c not in used]
+    if unused:  # "the average revenue by channel": a breakdown the request would drop
+        named = ", ".join(f"`{c}`" for c in unused)
+        return Refusal(UNEXPRESSED, f"the question also names {named}, which no catalog operation uses", tuple(unused))
     for step in steps:
         op = operation(step.op) if step.op in OPERATIONS else None
         if op is not None and op.kind == "one" and not step.columns:

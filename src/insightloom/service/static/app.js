@@ -553,6 +553,12 @@ function fillAnswer(item, result) {
   meta.textContent = `${result.abstained ? 'no answer in the data' : 'answered'} · ${result.retrieval} · ${calls} · `
     + `${Number(result.seconds || 0).toFixed(2)} s${added}`;
   item.append(meta);
+  if (result.computed) {
+    const computed = document.createElement('span');
+    computed.className = 'meta computed';
+    computed.textContent = `computed: ${result.computed}`;
+    item.append(computed);
+  }
   if (citations.length) item.append(sourcesList(citations, turn));
 }
 

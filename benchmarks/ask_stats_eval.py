@@ -9,7 +9,8 @@ tables are split by table into ``first`` and ``held_out``; the held-out tables a
 Per table, one offline job runs through the product's CLI (plan auto-approved, as ``benchmarks/real_tables.py`` runs
 it; finished jobs under ``--jobs`` are reused). Before any follow-up, a question is **held** when its one part is a
 number a calculation of the job's ``calculation_metadata.json`` already holds (``|value - expected| <= 1e-9 *
-max(1, |expected|)``, and the calculation's description, formula or check names each column the part uses). Then
+max(1, |expected|)``; the calculation is verified in ``citations.json``, its ``source_columns`` are exactly the
+columns the part uses, and its description, formula or check names each of them). Then
 each half runs on fresh copies of the job folders, a table's questions in order on one copy (a follow-up merged by one
 question may serve the next; a rerun starts clean): for a held question a plain ask first (``analyze=False``), then
 the main ask with ``analyze=True`` (plain with ``--no-analyze``), in-process through ``insightloom.ask.answer.ask``
@@ -162,6 +163,10 @@ def held_by(calculations: Sequence[dict[str, Any]], question: dict[str, Any], pa
             continue
         if abs(value - expected) > HELD_TOLERANCE * max(1.0, abs(expected)):
             continue
+        if calc.get("verification_status") != "verified":
+            continue  # an unverified number is never cited, so the job does not hold it
+        if {str(c).casefold() for c in calc.get("source_columns") or []} != {c.casefold() for c in columns}:
+            continue  # computed from other columns: the same value by coincidence (a count of 2, a total of 4)
         text = " ".join(str(calc.get(key) or "") for key in ("description", "formula", "check"))
         if all(_mentions(text, column) for column in columns):
             return str(calc.get("id"))
@@ -169,12 +174,19 @@ def held_by(calculations: Sequence[dict[str, Any]], question: dict[str, Any], pa
 
 
 def job_calculations(job: Path) -> list[dict[str, Any]]:
-    """The calculations of a job's ``calculation_metadata.json`` (empty when it has none)."""
+    """The calculations of a job's ``calculation_metadata.json`` (empty when it has none), each with the
+    ``verification_status`` its ``citations.json`` gives it."""
     try:
         data = _read(job / "calculation_metadata.json")
     except (OSError, ValueError):
         return []
-    return [c for c in data.get("calculations") or [] if isinstance(c, dict)]
+    try:
+        cited = {str(c.get("calculation_id")): c.get("verification_status") for c in
+                 _read(job / "citations.json").get("citations") or []}  # fmt: skip
+    except (OSError, ValueError):
+        cited = {}
+    calcs = [c for c in data.get("calculations") or [] if isinstance(c, dict)]
+    return [{**c, "verification_status": cited.get(str(c.get("id")))} for c in calcs]
 
 
 # ---- the jobs --------------------------------------------------------------------------------------------------

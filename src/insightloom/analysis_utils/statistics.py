@@ -119,7 +119,7 @@ def run_statistics(request: str | Mapping[str, Any] | StatRequest, importance: s
             refs.append(track_value(
                 f"{stem}_{part}", value, part_description(step, req.filters, part), _formula(step, part), view,
                 ops.input_columns(step), importance, check, _unit(step, part),
-                _decimals(step, part, value, req.decimals), recipe, basis=basis_of(step, req.filters, part),
+                _decimals(step, part, value, req.decimals_for(part)), recipe, basis=basis_of(step, req.filters, part),
             ))  # fmt: skip
         print(f"{describe_step(step, req.filters)}: " + ", ".join(f"{k}={v}" for k, v in result.items()))
     return refs

@@ -380,17 +380,18 @@ def _track_aggregate(
 
 
 def catalog_basis(
-    op: str, columns: list[str], facts: list[ColumnFacts], where: Mapping[str, Any] | None = None, **params: Any
+    op: str, columns: list[str], facts: list[ColumnFacts], rows: Mapping[str, Any] | None = None, **params: Any
 ) -> dict[str, Any] | None:
     """The statistics-catalog basis of a tracked value (what follow-up answers match on), or None when the value
-    is not the catalog's plain statistic: a sentinel code left out, or a unit scale applied."""
+    is not the catalog's plain statistic: a sentinel code left out, or a unit scale applied. ``rows`` are the
+    rows kept (column -> value); ``params`` the step's parameters (a share's ``where`` condition)."""
     if any(f.sentinels or f.unit_scale != 1 for f in facts):
         return None
     from insightloom.analysis_utils.statistics import basis_of
     from insightloom.statistics.request import Filter, Step
 
     filters = tuple(Filter(str(c), "=", v if isinstance(v, int | float) and not isinstance(v, bool) else str(v))
-                    for c, v in (where or {}).items())  # fmt: skip
+                    for c, v in (rows or {}).items())  # fmt: skip
     return basis_of(Step(op, tuple(columns)).with_params(**params), filters, "value")
 
 
@@ -602,8 +603,12 @@ def track_rate(
     if den == 0:
         raise ValueError(f"track_rate({calc_id!r}): the denominator is 0{_where_words(where)}, so no rate exists")
     columns = [*(where or {}), numerator, *([denominator] if denominator else [])]
+    basis = None
+    if denominator is None and not where and scale == 100:  # an outcome's rate is the share of its yes value
+        yes = positive if positive is not None else 1.0
+        basis = catalog_basis("share", [], [column_facts(view, numerator)], None, where=((numerator, "=", yes),))
     return track_value(calc_id, scale * top / den, description or f"{numerator} / {denominator}", formula, table.view,
-                       columns, importance, check, unit, decimals)  # fmt: skip
+                       columns, importance, check, unit, decimals, basis=basis)  # fmt: skip
 
 
 def _value_at(data: pd.DataFrame, keys: pd.Series, key: Any, measure: str | None, agg: str) -> float:

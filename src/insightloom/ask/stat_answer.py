@@ -27,7 +27,7 @@ from ..statistics.wording import answer_sentences, describe_request, describe_st
 
 _SYMMETRIC = ("pearson", "spearman", "kendall")
 _YES_RE = re.compile(r"\b(yes|no)\b|(예|아니요|아니오)", re.I)
-_LABEL_PARTS = ("verdict", "strong", "strength", "group", "test")
+_LABEL_PARTS = ("verdict", "strong", "strength", "group", "test", "significant")
 
 
 @dataclass
@@ -127,7 +127,7 @@ def match_request(request: StatRequest, calcs: Sequence[Mapping[str, Any]], veri
                 continue
             calc_id = str(calc["id"])
             found.calcs[calc_id] = dict(calc)
-            decimals = request.decimals if part not in _LABEL_PARTS else None
+            decimals = request.decimals_for(part) if part not in _LABEL_PARTS else None
             found.display[calc_id] = _display(calc, decimals, verified.get(calc_id))
             parts[part] = "{{calc:" + calc_id + "}}"
             if part in _LABEL_PARTS:
@@ -190,7 +190,7 @@ def request_problems(answer: str, matched: Matched, all_calcs: Mapping[str, Mapp
     refs = set(CALC_REF_RE.findall(answer))
     for step, parts in zip(request.steps, matched.refs, strict=True):
         for part, ref in parts.items():
-            if part.startswith("label:") or part in ("verdict", "strong", "strength", "test"):
+            if part.startswith("label:") or part in ("verdict", "strong", "strength", "test", "significant"):
                 continue
             calc_id = ref[len("{{calc:") : -2]
             if calc_id in refs:
@@ -207,9 +207,10 @@ def request_problems(answer: str, matched: Matched, all_calcs: Mapping[str, Mapp
             value = calc.get("value")
             near = [t for t in tokens if isinstance(value, int | float) and _rounds_to(t, float(value))]
             label = describe_step(step, request.filters) + (f" ({part})" if part != "value" else "")
-            if near and request.decimals is not None:
+            asked_decimals = request.decimals_for(part)
+            if near and asked_decimals is not None:
                 problems.append(f"{near[0]} has {_decimals_of(near[0])} decimals, but the question asks "
-                                f"{request.decimals} for the {label}: write {ref} ({shown})")  # fmt: skip
+                                f"{asked_decimals} for the {label}: write {ref} ({shown})")  # fmt: skip
             else:
                 problems.append(f"the answer gives no value for the {label}: write {ref} ({shown})")
     if request.form == "verdict":

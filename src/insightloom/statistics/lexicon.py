@@ -38,6 +38,7 @@ OPERATION_WORDS: dict[str, tuple[str, ...]] = {
     "zscore_outliers": (r"\bz[\s-]*scores?\b", r"\bz\s*[-]?\s*점수", r"\|\s*z\s*\|", "z값"),
     "outliers": (r"\boutliers?\b", "이상치", "이상값"),
     "normality": (
+        r"d'?agostino(?:[\s-]+and)?[\s-]+pearson'?s?",
         r"normal(?:ly)?\s+distribut\w*",
         r"\bnormality\b",
         r"shapiro",
@@ -61,7 +62,7 @@ OPERATION_WORDS: dict[str, tuple[str, ...]] = {
         "절편",
         "결정\\s*계수",
     ),  # fmt: skip
-    "ttest": (r"\bt[\s-]*tests?\b", r"\bwelch'?s?\b", r"\bstudent'?s\b", r"t\s*-?\s*검정"),
+    "ttest": (r"\bt[\s-]*tests?\b", r"\bwelch'?s?\b", r"\bstudent'?s\s+t\b", r"t\s*-?\s*검정"),
     "anova": (r"\banova\b", r"analysis\s+of\s+variance", "분산\\s*분석"),
     "chi2": (r"chi[\s-]*squared?", r"χ\s*²|χ2|\bchi2\b", "카이\\s*제곱", r"\bindependen(?:t|ce)\b", "독립"),
     "count": (r"\bhow\s+many\b", r"\bnumber\s+of\b", r"\bcount\b", "몇\\s*(?:개|명|건|행)", "개수", "건수", r"행\s*수"),
@@ -146,7 +147,8 @@ STRONG_WORD_RE = re.compile(r"\bstrong\b|강한")
 #: A yes/no question: "Is ...", "Are ...", "Does ...", "... 인가?", "... 있는가?", "여부".
 VERDICT_RE = re.compile(
     r"(?:^|[.?!:;]\s+|\(\s*)(?:is|are|does|do|did|was|were|can|could|would|will)\b|yes\s+or\s+no|"
-    r"(?<!몇 개)(?<!몇개)(?<!얼마)(?:인가\s*\??\s*$|인가요|입니까|있는가|있습니까|있나요|여부|인지\s|않은가|않는가)"
+    r"(?<!몇 개)(?<!몇개)(?<!얼마)(?:[인한는은]가\s*\??\s*$|인가요|입니까|습니까|있는가|있나요|나요\s*\??\s*$|여부|인지\s|"
+    r"않은가|않는가|일까|할까)"
 )
 #: A Korean question asking for an amount, not a yes/no ("몇 개인가?", "얼마인가?").
 KO_AMOUNT_RE = re.compile(r"몇|얼마|무엇|어느|어떤|누구")
@@ -156,15 +158,17 @@ INVERTED_RE = re.compile(
 )
 SIGNIFICANT_RE = re.compile(r"significan|유의")
 WELCH_RE = re.compile(r"welch|unequal\s+variances?|equal_var\s*=\s*false|등분산\s*(?:을\s*)?가정하지|이분산")
-POOLED_RE = re.compile(r"pooled|equal\s+variances?|student'?s|등분산")
+POOLED_RE = re.compile(r"pooled|equal\s+variances?|student'?s\s+t|등분산")
 POPULATION_RE = re.compile(r"population|ddof\s*=\s*0|모\s*표준편차|모분산|모집단")
 HIGH_RE = re.compile(
-    r"\b(?:highest|largest|greatest|biggest|most|maximum|max|top|best)\b|가장\s*(?:높|크|많|큰|긴)|최대|최고|제일\s*(?:높|크|많)"
+    r"\b(?:highest|largest|greatest|biggest|longest|most|maximum|max|top|best|higher|larger|greater|bigger|longer)\b|"
+    r"가장\s*(?:높|크|많|큰|긴)|최대|최고|제일\s*(?:높|크|많)|더\s*(?:높|크|많|긴)"
 )
 LOW_RE = re.compile(
-    r"\b(?:lowest|smallest|least|fewest|minimum|min|bottom|worst)\b|가장\s*(?:낮|작|적|짧)|최소|최저|제일\s*(?:낮|작|적)"
+    r"\b(?:lowest|smallest|least|fewest|shortest|minimum|min|bottom|worst|lower|smaller|fewer|shorter)\b|"
+    r"가장\s*(?:낮|작|적|짧)|최소|최저|제일\s*(?:낮|작|적)|더\s*(?:낮|작|적|짧)"
 )
-WHICH_RE = re.compile(r"\bwhich\b|\bwhat\b|어느|어떤|무엇|누구")
+WHICH_RE = re.compile(r"\bwhich\b|\bwhat\b|어느|어떤|무엇|누구|어디")
 #: Words that compare a column with a number.
 COMPARISONS: tuple[tuple[str, str], ...] = (
     (r">=|≥|at\s+least|greater\s+than\s+or\s+equal\s+to|no\s+less\s+than", ">="),
@@ -181,6 +185,20 @@ PERIOD_RE = re.compile(
     r"\bin\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|\b(?:19|20)\d{2}-\d{2}\b|"
     r"\b(?:daily|weekly|monthly|quarterly|yearly|annual|per\s+(?:day|week|month|year))\b|"
     r"지난\s*(?:달|주|해)|\d+\s*월|\d+\s*분기|월별|주별|연도별|일별"
+)
+#: The part a rounding phrase right after it applies to ("the slope (3 decimals), the intercept (2 decimals)").
+PART_WORDS: tuple[tuple[str, str], ...] = (
+    ("p_value", r"p[\s-]*values?|p\s*값|p-값|유의\s*확률"),
+    ("statistic", r"statistic|t[\s-]*value|f[\s-]*value|통계량|χ\s*²\s*value"),
+    ("slope", r"slope|기울기"),
+    ("intercept", r"intercept|절편"),
+    ("r_squared", r"r[\s-]*squared|r²|\br2\b|결정\s*계수"),
+    ("value", r"coefficient|correlation|상관\s*계수|\brho\b|\btau\b"),
+)
+#: "ignoring missing values": every statistic drops them already, so the phrase asks for nothing more.
+IGNORE_MISSING_RE = re.compile(
+    r"(?:ignoring|excluding|dropping|without|skipping|omitting|after\s+removing)\s+(?:the\s+|any\s+)?"
+    r"(?:missing|null|na|nan|blank)(?:\s+(?:values?|entries|rows|cells))?|결측\S*\s*(?:을|를)?\s*(?:제외|무시)\S*"
 )
 #: Korean particles a name may carry ("Volume의", "나이는").
 KO_PARTICLES = "에서의|에서|에게|으로|의|은|는|이|가|을|를|에|로|와|과|도|만|별"

@@ -6,7 +6,8 @@ script's own end-of-run check and the Validator run against the job's Parquet ca
 statistics, verdicts) are re-derived from their recipe by the Validator, which reads the rows through DuckDB, never
 the Coder's frame (:func:`recompute`). The conventions, documented in ``docs/ask.md``:
 
-- every statistic drops the rows where one of its columns is missing (after the request's filters);
+- every statistic drops the rows where one of its columns is missing (after the request's filters); a share is of
+  the rows where its condition's columns have a value (as pandas ``value_counts(normalize=True)``);
 - ``std`` and ``var`` are the sample ones (``ddof`` 1) unless ``ddof`` 0 is asked; quantiles interpolate linearly;
 - skewness and kurtosis are the bias-corrected sample ones (pandas ``skew``/``kurt``; kurtosis is excess);
 - z-score outliers: ``|x - mean| / std > threshold`` with the sample std; IQR outliers: beyond ``Q1 - k·IQR`` or
@@ -99,32 +100,41 @@ OPERATIONS: dict[str, Operation] = {
         _op(
             "pearson",
             "pair",
-            ("value", "p_value", "strength", "strong"),
+            ("value", "p_value", "strength", "strong", "significant"),
             "Pearson correlation",
             "피어슨 상관계수",
-            ("strength", "strong"),
+            ("strength", "strong", "significant"),
             strong_r=DEFAULT_STRONG_R,
+            alpha=DEFAULT_ALPHA,
         ),
         _op(
             "spearman",
             "pair",
-            ("value", "p_value", "strength", "strong"),
+            ("value", "p_value", "strength", "strong", "significant"),
             "Spearman correlation",
             "스피어만 상관계수",
-            ("strength", "strong"),
+            ("strength", "strong", "significant"),
             strong_r=DEFAULT_STRONG_R,
+            alpha=DEFAULT_ALPHA,
         ),
         _op(
             "kendall",
             "pair",
-            ("value", "p_value", "strength", "strong"),
+            ("value", "p_value", "strength", "strong", "significant"),
             "Kendall tau",
             "켄달 타우",
-            ("strength", "strong"),
+            ("strength", "strong", "significant"),
             strong_r=DEFAULT_STRONG_R,
+            alpha=DEFAULT_ALPHA,
         ),
         _op(
-            "regression", "pair", ("slope", "intercept", "r_squared", "p_value"), "linear regression", "단순 선형 회귀"
+            "regression",
+            "pair",
+            ("slope", "intercept", "r_squared", "p_value", "significant"),
+            "linear regression",
+            "단순 선형 회귀",
+            ("significant",),
+            alpha=DEFAULT_ALPHA,
         ),
         _op(
             "ttest",
@@ -305,9 +315,11 @@ def _rows(step: Step, data: pd.DataFrame, params: Mapping[str, Any]) -> dict[str
     if step.op == "missing":
         return {"value": int(data[_col(step)].isna().sum())}
     if step.op == "share":
-        if not len(data):
-            raise ValueError("a share needs rows; the filters keep none")
-        return {"value": 100.0 * float(filter_mask(data, condition_of(step)).sum()) / len(data)}
+        condition = condition_of(step)
+        present = data.dropna(subset=list(dict.fromkeys(f.column for f in condition)))
+        if not len(present):
+            raise ValueError("a share needs rows with a value; the filters keep none")
+        return {"value": 100.0 * float(filter_mask(present, condition).sum()) / len(present)}
     raise KeyError(step.op)
 
 
@@ -327,14 +339,18 @@ def _pair(step: Step, data: pd.DataFrame, params: Mapping[str, Any]) -> dict[str
     if step.op == "regression":
         fit = stats.linregress(x, y)
         return {"slope": float(fit.slope), "intercept": float(fit.intercept), "r_squared": float(fit.rvalue) ** 2,
-                "p_value": float(fit.pvalue)}  # fmt: skip
+                "p_value": float(fit.pvalue), "significant": _yes(float(fit.pvalue) < float(params["alpha"]))}  # fmt: skip
     test = {"pearson": stats.pearsonr, "spearman": stats.spearmanr, "kendall": stats.kendalltau}[step.op]
     result = test(x, y)
     r, p = float(result[0]), float(result[1])
     if not math.isfinite(r):
         raise ValueError(f"the {step.op} correlation is undefined: a column is constant over the rows kept")
-    return {"value": r, "p_value": p, "strength": strength(r),
-            "strong": "yes" if abs(r) >= float(params["strong_r"]) else "no"}  # fmt: skip
+    return {"value": r, "p_value": p, "strength": strength(r), "strong": _yes(abs(r) >= float(params["strong_r"])),
+            "significant": _yes(p < float(params["alpha"]))}  # fmt: skip
+
+
+def _yes(flag: bool) -> str:
+    return "yes" if flag else "no"
 
 
 def _groups(step: Step, data: pd.DataFrame) -> pd.DataFrame:
@@ -465,8 +481,10 @@ def _rows_sql(step: Step, source: str, rows: str) -> str:
         return f"SELECT COUNT(DISTINCT {qi(_col(step))}) FROM {source}{_where(rows)}"
     if step.op == "missing":
         return f"SELECT COUNT(*) - COUNT({qi(_col(step))}) FROM {source}{_where(rows)}"
-    condition = filter_sql(condition_of(step)) or "TRUE"
-    return f"SELECT 100.0 * COUNT(*) FILTER (WHERE {condition}) / COUNT(*) FROM {source}{_where(rows)}"
+    condition = condition_of(step)
+    present = " AND ".join(f"{qi(c)} IS NOT NULL" for c in dict.fromkeys(f.column for f in condition))
+    kept = filter_sql(condition) or "TRUE"
+    return f"SELECT 100.0 * COUNT(*) FILTER (WHERE {kept}) / COUNT(*) FROM {source}{_where(rows, present)}"
 
 
 def _group_sql(step: Step, source: str, rows: str, params: Mapping[str, Any]) -> dict[str, str]:

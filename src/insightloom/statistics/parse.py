@@ -12,7 +12,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from insightloom.statistics import lexicon as lx
@@ -29,9 +29,9 @@ _NUMERIC_DTYPES = ("int", "float", "uint")
 _QUOTED = re.compile(r"'([^']+)'|\"([^\"]+)\"|‘([^’]+)’|“([^”]+)”")
 _NUMBER = re.compile(r"(?<![\w.])[-−]?\d+(?:,\d{3})*(?:\.\d+)?(?![\w])")
 _COLUMN_WORD = re.compile(
-    r"[`'\"]?((?:[\w.-]+\s){0,2}[\w.-]+)[`'\"]?\s+(?:column|variable|field|feature)\b|"
-    r"\b(?:column|variable|field)\s+[`'\"]?([\w][\w.-]{0,40})[`'\"]?|"
-    r"[`'\"]?(\S{1,40}?)[`'\"]?\s*(?:열|컬럼|칼럼|변수)(?:의|은|는|이|가|을|를|에서)?(?=\s|$|[,.?])"
+    r"[`'\"]?((?:[\w.-]+ ){0,2}[\w.-]+)[`'\"]? (?:column|variable|field|feature)\b|"
+    r"\b(?:column|variable|field) [`'\"]?([\w][\w.-]{0,40})[`'\"]?|"
+    r"[`'\"]?(\S{1,40}?)[`'\"]? ?(?:열|컬럼|칼럼|변수)(?:의|은|는|이|가|을|를|에서)?(?=\s|$|[,.?])"
 )
 _OF_PHRASE = re.compile(
     r"\b(?:what|calculate|compute|find|determine|report|give|get|estimate|show)\b(?:\s+(?:is|are|was|were|me))?"
@@ -122,6 +122,20 @@ def _column_mentions(text: _Text, columns: list[dict[str, Any]]) -> tuple[list[_
     return sorted(found, key=lambda m: (m.start, m.name)), refusals
 
 
+_HEAD_NOUNS = re.compile(
+    r"[\w'-]*(?:\s+(?:coefficient|effects?|tests?|index|ratio|rate|model|analysis|statistic|smoothing|mean|"
+    r"average|regression|interval|error|component|decomposition|rank))?",
+    re.IGNORECASE,
+)
+
+
+def _whole_term(question: str, start: int, end: int) -> str:
+    """The whole term a match starts ("Kruskal" -> "Kruskal-Wallis", "Gini" -> "Gini coefficient", "지니" ->
+    "지니계수"), so a refusal names what was asked in the asker's words."""
+    tail = _HEAD_NOUNS.match(question, end)
+    return question[start : tail.end() if tail else end].strip()
+
+
 def _listed(names: list[str] | tuple[str, ...]) -> str:
     return ", ".join(f"`{n}`" for n in dict.fromkeys(names))
 
@@ -149,28 +163,39 @@ def _category_values(col: Mapping[str, Any]) -> list[str]:
 
 
 def _value_filters(text: _Text, columns: list[dict[str, Any]], mentions: list[_Mention]) -> list[Filter]:
-    """``column = value`` for each category value the question names: quoted, or right after/before its column."""
-    found: list[Filter] = []
-    by_name = {str(c["name"]): c for c in columns}
+    """``column = value`` for each category value the question names (quoted, or right after its column), in the
+    order the question names them (a t-test's first group is the one named first). A value several columns hold
+    goes to the one named nearest before it; with none named, it stays unread (and refuses the question)."""
+    spans: dict[tuple[int, int], list[tuple[str, str, bool]]] = {}
     for col in columns:
-        values = sorted(_category_values(col), key=len, reverse=True)
         near = [m for m in mentions if m.name == col["name"]]
-        for value in values:
+        for value in sorted(_category_values(col), key=len, reverse=True):
             v = re.escape(value.lower())
-            quoted = rf"(?:'{v}'|\"{v}\")"
-            patterns = [quoted]
-            for m in near:
-                patterns.append(rf"(?<=.{{{m.end}}})\s*(?:=|==|is|of|equals?|equal\s+to|:)?\s*{v}(?![\w])")
-            bare = rf"(?<![\w]){v}(?:{lx.KO_PARTICLES})?(?![\w])"
-            if len(value) >= 3 and not value.isdigit():
-                patterns.append(bare)
-            for pattern in patterns:
-                match = next(iter(text.find(pattern)), None)
-                if match is not None:
-                    found.append(Filter(str(col["name"]), "=", value))
-                    text.take(match.start(), match.end())
-                    break
-    return [f for f in found if f.column in by_name]
+            beside = re.compile(rf"\s*(?:=|==|is|of|equals?|equal\s+to|:)?\s*{v}(?![\w])")
+            hits = [(h.span(), True) for h in (beside.match(text.text, m.end) for m in near) if h]
+            hits += [(h.span(), False) for h in text.find(rf"(?:'{v}'|\"{v}\")")]
+            if not hits and len(value) >= 3 and not value.isdigit():
+                hits += [(h.span(), False) for h in text.find(rf"(?<![\w]){v}(?:{lx.KO_PARTICLES})?(?![\w])")]
+            for span, adjacent in hits[:1]:
+                spans.setdefault(span, []).append((str(col["name"]), value, adjacent))
+    found: list[tuple[int, Filter]] = []
+    for (start, end), owners in sorted(spans.items()):
+        owner = _owner(owners, start, mentions)
+        if owner is not None:
+            found.append((start, Filter(owner[0], "=", owner[1])))
+            text.take(start, end)
+    return [f for _pos, f in found]
+
+
+def _owner(owners: list[tuple[str, str, bool]], start: int, mentions: list[_Mention]) -> tuple[str, str] | None:
+    if len(owners) == 1:
+        return owners[0][0], owners[0][1]
+    adjacent = [o for o in owners if o[2]]
+    if len(adjacent) == 1:
+        return adjacent[0][0], adjacent[0][1]
+    named = {o[0]: o for o in owners}
+    before = [m for m in mentions if m.end <= start and m.name in named]
+    return (named[before[-1].name][0], named[before[-1].name][1]) if before else None
 
 
 def _numeric_filters(text: _Text, mentions: list[_Mention], numeric: set[str]) -> list[Filter]:
@@ -179,22 +204,37 @@ def _numeric_filters(text: _Text, mentions: list[_Mention], numeric: set[str]) -
         if m.name not in numeric:
             continue
         rest = text.text[m.end :]
+        filler = r"\)?(?:\s+(?:is|are|was|were|of|with|a|an|value|values|rating|score|scores|level|count))*"
         for words, op in lx.COMPARISONS:
-            match = re.match(rf"\s*(?:is\s+|are\s+|was\s+)?(?:{words})\s*(?P<n>-?\d+(?:,\d{{3}})*(?:\.\d+)?)", rest)
+            match = re.match(rf"{filler}\s*(?:{words})\s*(?P<n>-?\d+(?:,\d{{3}})*(?:\.\d+)?)", rest)
             if match:
                 found.append(Filter(m.name, op, float(match.group("n").replace(",", ""))))
                 text.take(m.end, m.end + match.end())
                 break
         else:
+            before = re.search(rf"(?P<w>exactly|with|having|have|has|had|{_BEFORE_WORDS})\s+(?P<n>-?\d+(?:\.\d+)?)\s*$",
+                               text.text[: m.start])  # fmt: skip
+            if before:
+                word = " ".join(before.group("w").split())
+                found.append(Filter(m.name, _BEFORE_OPS.get(word, "="), float(before.group("n"))))
+                text.take(before.start(), m.start)
+                continue
             ko = re.match(
-                r"\s*(?:이|가|은|는|이가)?\s*(?P<n>-?\d+(?:\.\d+)?)\s*(?P<w>이상|이하|초과|미만|보다\s*큰|보다\s*작은)",
+                r"\)?\s*(?:이|가|은|는|이가|의\s*값이)?\s*(?P<n>-?\d+(?:\.\d+)?)\s*(?:개|명|건|회|번|점)?\s*"
+                r"(?P<w>이상|이하|초과|미만|보다\s*(?:많|크|큰|높|길)\S*|보다\s*(?:적|작|낮|짧)\S*)",
                 rest,
             )
             if ko:
-                found.append(Filter(m.name, lx.KO_COMPARISONS[" ".join(ko.group("w").split())],
-                                    float(ko.group("n"))))  # fmt: skip
+                word = ko.group("w")
+                op = lx.KO_COMPARISONS.get(word) or (">" if re.search("많|크|큰|높|길", word) else "<")
+                found.append(Filter(m.name, op, float(ko.group("n"))))
                 text.take(m.end, m.end + ko.end())
     return found
+
+
+_BEFORE_OPS = {"more than": ">", "over": ">", "at least": ">=", "fewer than": "<", "less than": "<", "at most": "<=",
+               "under": "<"}  # fmt: skip
+_BEFORE_WORDS = "|".join(w.replace(" ", r"\s+") for w in _BEFORE_OPS)
 
 
 @dataclass
@@ -248,12 +288,28 @@ def _first_number(pattern: re.Pattern[str], question: str) -> float | None:
     return float(next(g for g in match.groups() if g)) if match else None
 
 
-def _decimals(question: str) -> tuple[int | None, list[tuple[int, int]]]:
+def _decimals(question: str) -> tuple[int | None, dict[str, int], list[tuple[int, int]]]:
+    """The rounding asked: the first phrase's decimals, and per part when several phrases each follow a part
+    ("the slope (3 decimals), the intercept (2 decimals)")."""
+    found: list[tuple[int, int, int]] = []
     for pattern, fixed in lx.DECIMALS_PATTERNS:
-        match = pattern.search(question)
-        if match:
-            return (fixed if fixed is not None else lx.decimals_word(match)), [match.span()]
-    return None, []
+        for match in pattern.finditer(question):
+            if not any(match.start() < end and start < match.end() for start, end, _d in found):
+                found.append((match.start(), match.end(), fixed if fixed is not None else lx.decimals_word(match)))
+    found.sort()
+    if not found:
+        return None, {}, []
+    per_part: dict[str, int] = {}
+    if len(found) > 1:
+        previous = 0
+        for start, end, decimals in found:
+            before = question[max(previous, start - 80) : start]
+            last = max(((m.end(), part) for part, pattern in lx.PART_WORDS for m in re.finditer(pattern, before)),
+                       default=None)  # fmt: skip
+            if last is not None:
+                per_part.setdefault(last[1], decimals)
+            previous = end
+    return found[0][2], per_part, [(start, end) for start, end, _d in found]
 
 
 @dataclass
@@ -264,6 +320,7 @@ class _Parts:
     categories: list[str]
     filters: list[Filter]
     levels: dict[str, list[str]]
+    numeric: list[str] = field(default_factory=list)
 
 
 def parse_question(question: str, profile: Mapping[str, Any], view: str | None = None) -> StatRequest | Refusal | None:
@@ -283,28 +340,34 @@ def parse_question(question: str, profile: Mapping[str, Any], view: str | None =
     mentions, ambiguous = _column_mentions(text, columns)
     unsupported = next((m for p in lx.UNSUPPORTED_WORDS for m in text.find(p)), None)
     if unsupported is not None:
-        phrase = question[unsupported.start() : unsupported.end()]
+        phrase = _whole_term(question, *unsupported.span())
         return Refusal(UNSUPPORTED, f"the statistics catalog has no operation for '{phrase}'", (phrase,))
     if ambiguous:
         return ambiguous[0]
-    decimals, spans = _decimals(text.text)
+    decimals, per_part, spans = _decimals(text.text)
     for start, end in spans:
         text.take(start, end)
     by_name = {str(c["name"]): c for c in columns}
     numeric = {n for n, c in by_name.items() if is_numeric(c)}
     filters = _numeric_filters(text, mentions, numeric) + _value_filters(text, columns, mentions)
-    for pattern in (lx.ZTHRESHOLD_RE, lx.IQR_FACTOR_RE, lx.ALPHA_RE, lx.STRONG_RE):
+    for pattern in (lx.ZTHRESHOLD_RE, lx.IQR_FACTOR_RE, lx.ALPHA_RE, lx.STRONG_RE, lx.IGNORE_MISSING_RE):
         for match in text.find(pattern):
             text.take(*match.span())
     ops = _operation_words(text)
     missing = _missing_column(text, columns)
     if missing is not None:
         return missing
-    if not ops.found:
+    extreme = lx.WHICH_RE.search(text.original.lower()) and (
+        lx.HIGH_RE.search(text.text) or lx.LOW_RE.search(text.text)
+    )
+    if not ops.found and not extreme:
         return _no_operation(text, mentions)
     if not mentions:
         return _unknown_operand(text, ops)
-    return _build(question, text, ops, mentions, filters, by_name, decimals, language, table)
+    built = _build(question, text, ops, mentions, filters, by_name, decimals, language, table)
+    if isinstance(built, StatRequest) and per_part:
+        return replace(built, part_decimals=tuple(sorted(per_part.items())))
+    return built
 
 
 def _no_operation(text: _Text, mentions: list[_Mention]) -> Refusal | None:
@@ -345,7 +408,7 @@ def _roles(mentions: list[_Mention], filters: list[Filter], by_name: Mapping[str
     for f in filters:
         if f.op == "=" and isinstance(f.value, str):
             levels.setdefault(f.column, []).append(f.value)
-    return _Parts(measures, categories, filters, levels)
+    return _Parts(measures, categories, filters, levels, [n for n in seen if is_numeric(by_name[n])])
 
 
 def _build(
@@ -354,7 +417,8 @@ def _build(
 ) -> StatRequest | Refusal | None:  # fmt: skip
     q = _normal(question)
     parts = _roles(mentions, filters, by_name)
-    verdict = bool(lx.VERDICT_RE.search(q)) and not (language == "ko" and lx.KO_AMOUNT_RE.search(q))
+    asking = _verdict_sentence(q, language)
+    verdict = asking is not None
     steps: list[Step] = []
     which = bool(lx.WHICH_RE.search(q)) and bool(lx.HIGH_RE.search(q) or lx.LOW_RE.search(q))
     group_cols = [c for c in parts.categories] + [m for m in parts.measures if by_name[m].get("role") == "category"]
@@ -381,6 +445,7 @@ def _build(
             return None
         return _request(steps, parts, decimals, "verdict", language, table)
     if which and group_cols:
+        _column_words(q, ops, parts.numeric)
         return _group_extreme(q, ops, parts, group_cols, decimals, language, table)
     steps += _simple_steps(q, ops, parts, text, by_name)
     if not steps:
@@ -388,8 +453,35 @@ def _build(
     return _finish(question, text, steps, parts, decimals, "verdict" if verdict else "value", language, table)
 
 
+def _verdict_sentence(q: str, language: str) -> str | None:
+    """The sentence that asks a yes/no ("Is it significant at α = 0.05?"), or None."""
+    for sentence in re.split(r"(?<=[?.!])\s+|(?<=[?])", q):
+        if lx.VERDICT_RE.search(sentence) and not (language == "ko" and lx.KO_AMOUNT_RE.search(sentence)):
+            return sentence
+    return None
+
+
+def _inverted(q: str, language: str) -> bool:
+    """Whether the yes/no asks the other way round ("are they independent?": yes means not significant)."""
+    sentence = _verdict_sentence(q, language) or ""
+    return bool(lx.INVERTED_RE.search(sentence)) and not lx.SIGNIFICANT_RE.search(sentence)
+
+
+def _column_words(q: str, ops: _Ops, measures: list[str]) -> None:
+    """Drop "share of `women`" and "number of `Suicides`": words that name a numeric column, not an operation."""
+    for pos, name, _groups in list(ops.found):
+        if name in ("share", "count"):
+            after = q[pos:]
+            unit = name == "share" and re.search(r"\d\s*$", q[:pos])  # "above 50 percent": a unit, not a share
+            words = r"(?:\s+(?!rows?\b|records?\b|entries\b|cases\b|with\b|where\b|have\b|has\b)[\w-]+){0,3}?"
+            named = rf"\S+(?:\s+of)?(?:\s+the)?{words}\s*\(?\s*`?"
+            if unit or any(re.match(named + _name_pattern(m), after) for m in measures):
+                ops.found = [f for f in ops.found if f[0] != pos]
+
+
 def _simple_steps(q: str, ops: _Ops, parts: _Parts, text: _Text, by_name: Mapping[str, Any]) -> list[Step]:
     """One-column operations (and counts), each applied to the measures named after it (or before it)."""
+    _column_words(q, ops, parts.numeric)
     names = ops.names()
     if "distinct" in names or "missing" in names:
         ops.drop("count")
@@ -440,7 +532,9 @@ def _request(steps: list[Step], parts: _Parts, decimals: int | None, form: str, 
 
 def _finish(question: str, text: _Text, steps: list[Step], parts: _Parts, decimals: int | None, form: str,
             language: str, table: Mapping[str, Any]) -> StatRequest | Refusal | None:  # fmt: skip
-    leftover = _leftover(text)
+    known = {float(f.value) for f in parts.filters if not isinstance(f.value, str)}
+    known |= {float(f[2]) for step in steps for f in step.param("where") or () if not isinstance(f[2], str)}
+    leftover = _leftover(text, known)
     if leftover is not None:
         return leftover
     used = {c for step in steps for c in (*step.columns, step.group)} | {f.column for f in parts.filters}
@@ -459,8 +553,8 @@ def _finish(question: str, text: _Text, steps: list[Step], parts: _Parts, decima
     return _request(steps, parts, decimals, form, language, table)
 
 
-def _leftover(text: _Text) -> Refusal | None:
-    """A constraint nothing read: a period, a quoted value, a number."""
+def _leftover(text: _Text, known: set[float]) -> Refusal | None:
+    """A constraint nothing read: a period, a quoted value, a number (other than one a filter already holds)."""
     period = lx.PERIOD_RE.search(text.text)
     if period:
         phrase = text.original[period.start() : period.end()]
@@ -469,9 +563,10 @@ def _leftover(text: _Text) -> Refusal | None:
     if quoted:
         value = next(g for g in quoted.groups() if g)
         return Refusal(MISSING_COLUMN, f"no column holds the value '{value}'", (value,))
-    number = _NUMBER.search(text.text)
-    if number:
+    for number in _NUMBER.finditer(text.text):
         phrase = text.original[number.start() : number.end()]
+        if float(phrase.replace(",", "").replace("−", "-")) in known:
+            continue  # "fewer than 50 murders (`total` < 50)": the filter restated
         return Refusal(UNEXPRESSED, f"the number {phrase} in the question, which the request cannot express", (phrase,))
     return None
 
@@ -489,7 +584,7 @@ def _group_extreme(q: str, ops: _Ops, parts: _Parts, group_cols: list[str], deci
         agg = "sum"
     elif "median" in names:
         agg = "median"
-    elif "count" in names or measure is None:
+    elif measure is None:  # "the most rows"; "the highest number of `Suicides`" is the measure's value
         agg = "count"
     else:
         agg = "max" if op == "group_max" else "min"
@@ -505,7 +600,7 @@ def _test(q: str, ops: _Ops, parts: _Parts, decimals: int | None, language: str,
     show = ["verdict"] if verdict or lx.SIGNIFICANT_RE.search(q) or not lx.P_VALUE_RE.search(q) else []
     show += ["p_value"] if lx.P_VALUE_RE.search(q) else []
     show += ["statistic"] if lx.STATISTIC_RE.search(q) else []
-    invert = bool(lx.INVERTED_RE.search(q))
+    invert = _inverted(q, "ko" if re.search(r"[\uac00-\ud7a3]", q) else "en")
     if ops.has("chi2") and not ops.has("ttest", "anova"):
         cats = list(dict.fromkeys([*parts.categories, *parts.levels]))
         if len(cats) < 2:
@@ -550,12 +645,16 @@ def _correlation(q: str, ops: _Ops, parts: _Parts, decimals: int | None, languag
     show = ["value"] + (["p_value"] if lx.P_VALUE_RE.search(q) else [])
     strong = lx.STRONG_WORD_RE.search(q)
     threshold = _first_number(lx.STRONG_RE, q)
-    if verdict and strong:
+    asking = _verdict_sentence(q, "ko" if re.search(r"[\uac00-\ud7a3]", q) else "en") or ""
+    significance = bool(lx.SIGNIFICANT_RE.search(asking))
+    if verdict and significance:
+        show.append("significant")
+    elif verdict and strong:
         show.append("strong")
     elif lx.STRENGTH_RE.search(q) or strong:
         show.append("strength")
-    step = Step(method, tuple(parts.measures[:2]), show=tuple(show)).with_params(strong_r=threshold)
-    form = "verdict" if verdict and strong else "value"
+    step = Step(method, tuple(parts.measures[:2]), show=tuple(show)).with_params(strong_r=threshold, alpha=_alpha(q))
+    form = "verdict" if verdict and (strong or significance) else "value"
     return _request([step], parts, decimals, form, language, table)
 
 
@@ -571,8 +670,12 @@ def _regression(q: str, parts: _Parts, decimals: int | None, language: str,
         ("slope", r"slope|coefficient(?!\s+of\s+determination)|기울기|회귀\s*계수"), ("intercept", r"intercept|절편"),
         ("r_squared", r"r[\s-]*squared|r²|\br2\b|coefficient\s+of\s+determination|결정\s*계수"),
         ("p_value", lx.P_VALUE_RE.pattern)) if re.search(pattern, q)]  # fmt: skip
-    step = Step("regression", (x, y), show=tuple(show or ["slope"]))
-    return _request([step], parts, decimals, "value", language, table)
+    asking = _verdict_sentence(q, language) or ""
+    verdict = bool(lx.SIGNIFICANT_RE.search(asking))
+    if verdict:
+        show.append("significant")
+    step = Step("regression", (x, y), show=tuple(show or ["slope"])).with_params(alpha=_alpha(q))
+    return _request([step], parts, decimals, "verdict" if verdict else "value", language, table)
 
 
 def _regression_roles(q: str, measures: list[str]) -> tuple[str, str]:

@@ -111,6 +111,7 @@ class StatRequest:
         steps: The operations, in the order the question asks them.
         filters: Rows kept before every step (all must hold).
         decimals: The rounding the question asks for (half away from zero); None keeps the report's display.
+        part_decimals: Part -> the rounding asked for that part alone (``slope`` 3, ``intercept`` 2).
         form: ``value``, ``verdict`` (a yes/no first) or ``name`` (the group's or row's name, not only its value).
         view: The table; None is the first input.
         language: ``en`` or ``ko``, the answer's language.
@@ -122,7 +123,12 @@ class StatRequest:
     form: str = "value"
     view: str | None = None
     language: str = "en"
+    part_decimals: tuple[tuple[str, int], ...] = ()
     notes: tuple[str, ...] = field(default=(), compare=False)
+
+    def decimals_for(self, part: str) -> int | None:
+        """The rounding asked for one part ("the slope to 3 decimals, the intercept to 2"), else the request's."""
+        return dict(self.part_decimals).get(part, self.decimals)
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"steps": [s.to_json() for s in self.steps], "form": self.form}
@@ -134,6 +140,8 @@ class StatRequest:
             data["view"] = self.view
         if self.language != "en":
             data["language"] = self.language
+        if self.part_decimals:
+            data["part_decimals"] = dict(self.part_decimals)
         return data
 
     @classmethod
@@ -159,6 +167,7 @@ class StatRequest:
             form=form,
             view=str(data["view"]) if data.get("view") else None,
             language=str(data.get("language") or "en"),
+            part_decimals=tuple(sorted((str(k), int(v)) for k, v in (data.get("part_decimals") or {}).items())),
         )
 
 

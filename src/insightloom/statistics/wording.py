@@ -93,6 +93,8 @@ def verdict_yes(step: Step, parts: Mapping[str, str]) -> bool | None:
     params = ops.params_of(step)
     if step.op == "normality":
         return parts.get("verdict") == "normal"
+    if step.op in ("pearson", "spearman", "kendall", "regression") and "significant" in parts:
+        return parts.get("significant") == "yes"
     if step.op in ("pearson", "spearman", "kendall"):
         return parts.get("strong") == "yes" if "strong" in parts else None
     if step.op in ("ttest", "anova", "chi2"):
@@ -137,7 +139,7 @@ def answer_sentences(request: StatRequest, refs: Sequence[Mapping[str, str]]) ->
         what = describe_step(step, request.filters)
         values = []
         for part in shown:
-            if part in ("verdict", "strong"):
+            if part in ("verdict", "strong", "significant"):
                 continue
             label = ops.PART_LABELS.get(part, {}).get(lang, "")
             ref = parts[part]
@@ -147,7 +149,10 @@ def answer_sentences(request: StatRequest, refs: Sequence[Mapping[str, str]]) ->
             value = parts.get("value", "")
             body = f"{parts['group']}" + (f" ({value})" if value else "")
             values = []
-        if "strong" in shown:
+        if "significant" in shown:
+            yes_ = labels.get("significant") == "yes"
+            body = f"{'significant' if yes_ else 'not significant'} at α {ops.params_of(step).get('alpha'):g}"
+        elif "strong" in shown:
             strong = labels.get("strong") == "yes"
             body = f"|r| is {'at least' if strong else 'below'} {ops.params_of(step).get('strong_r'):g}"
         text = f"{lead}{what}: " + "; ".join(x for x in [body, *values] if x) + "."

@@ -22,6 +22,7 @@ from insightloom.analysis_utils.trackers import (
     measured,
     measured_sql,
     require,
+    catalog_basis,
     track_stat,
     track_value,
 )
@@ -77,7 +78,8 @@ def _outliers(ctx: Context, facts: ColumnFacts, prefix: str, s: pd.Series, r: di
     outside = f"({col} < (SELECT lo FROM f) OR {col} > (SELECT hi FROM f))"
     r["outliers"] = track_value(prefix + "_outliers", outliers, tx["d_outliers"].format(m=m),
                                 "values below Q1 - 1.5 IQR or above Q3 + 1.5 IQR", ctx.view, [m], "medium",
-                                fences + f"SELECT COUNT(*) FROM {view} WHERE {outside}", "count")  # fmt: skip
+                                fences + f"SELECT COUNT(*) FROM {view} WHERE {outside}", "count",
+                                basis=catalog_basis("iqr_outliers", [m], [facts], k=1.5))  # fmt: skip
     share = 100 * outliers / len(s)
     r["share"] = track_value(prefix + "_outlier_share", share, tx["d_outlier_share"].format(m=m),
                              "outliers / non-missing values * 100", ctx.view, [m], "medium",

@@ -14,7 +14,7 @@ from insightloom.analysis.wording import counted, pick
 from insightloom.analysis_utils.result_notes import append_result
 from insightloom.analysis_utils.sql import qi, ql, sql_all, sql_sum
 from insightloom.analysis_utils.standard._common import Context, context, markdown_table, planned_specs, stems, view_of
-from insightloom.analysis_utils.trackers import frame, track_value
+from insightloom.analysis_utils.trackers import catalog_basis, frame, track_value
 
 logger = logging.getLogger(__name__)
 
@@ -157,7 +157,7 @@ def _missing_by_column(
         cid = p + "missing_in_" + slugs[name]
         rows.append([name, track_value(cid, int(n), tx["d_missing_in"].format(c=name), f"df[{name!r}].isna().sum()",
                                        ctx.view, [name], "low", f"SELECT COUNT(*) - COUNT({qi(name)}) FROM {t}",
-                                       "count")])  # fmt: skip
+                                       "count", basis=catalog_basis("missing", [name], []))])  # fmt: skip
     return markdown_table([tx["h_column"], tx["h_missing"]], rows)
 
 

@@ -147,8 +147,8 @@ STRONG_WORD_RE = re.compile(r"\bstrong\b|강한")
 #: A yes/no question: "Is ...", "Are ...", "Does ...", "... 인가?", "... 있는가?", "여부".
 VERDICT_RE = re.compile(
     r"(?:^|[.?!:;]\s+|\(\s*)(?:is|are|does|do|did|was|were|can|could|would|will)\b|yes\s+or\s+no|"
-    r"(?<!몇 개)(?<!몇개)(?<!얼마)(?:[인한는은]가\s*\??\s*$|인가요|입니까|습니까|있는가|있나요|나요\s*\??\s*$|여부|인지\s|"
-    r"않은가|않는가|일까|할까)"
+    r"(?<!몇 개)(?<!몇개)(?<!얼마)(?:[인한는은]가\s*\??\s*$|인가요|입니까|습니까|있는가|있나요|나요\s*\??\s*$|"
+    r"여부|인지\s|않은가|않는가|일까|할까)"
 )
 #: A Korean question asking for an amount, not a yes/no ("몇 개인가?", "얼마인가?").
 KO_AMOUNT_RE = re.compile(r"몇|얼마|무엇|어느|어떤|누구")

@@ -338,8 +338,9 @@ def _pair(step: Step, data: pd.DataFrame, params: Mapping[str, Any]) -> dict[str
     stats = _scipy()
     if step.op == "regression":
         fit = stats.linregress(x, y)
+        p_value = float(fit.pvalue)
         return {"slope": float(fit.slope), "intercept": float(fit.intercept), "r_squared": float(fit.rvalue) ** 2,
-                "p_value": float(fit.pvalue), "significant": _yes(float(fit.pvalue) < float(params["alpha"]))}  # fmt: skip
+                "p_value": p_value, "significant": _yes(p_value < float(params["alpha"]))}  # fmt: skip
     test = {"pearson": stats.pearsonr, "spearman": stats.spearmanr, "kendall": stats.kendalltau}[step.op]
     result = test(x, y)
     r, p = float(result[0]), float(result[1])
@@ -475,16 +476,16 @@ def check_sql(step: Step, view: str, filters: Sequence[Filter]) -> dict[str, str
 
 def _rows_sql(step: Step, source: str, rows: str) -> str:
     if step.op == "count":
-        kept = [rows, f"{qi(step.columns[0])} IS NOT NULL" if step.columns else ""]
-        return f"SELECT COUNT(*) FROM {source}{_where(*kept)}"
+        nonnull = f"{qi(step.columns[0])} IS NOT NULL" if step.columns else ""
+        return f"SELECT COUNT(*) FROM {source}{_where(rows, nonnull)}"
     if step.op == "distinct":
         return f"SELECT COUNT(DISTINCT {qi(_col(step))}) FROM {source}{_where(rows)}"
     if step.op == "missing":
         return f"SELECT COUNT(*) - COUNT({qi(_col(step))}) FROM {source}{_where(rows)}"
     condition = condition_of(step)
-    present = " AND ".join(f"{qi(c)} IS NOT NULL" for c in dict.fromkeys(f.column for f in condition))
+    present_sql = " AND ".join(f"{qi(c)} IS NOT NULL" for c in dict.fromkeys(f.column for f in condition))
     kept = filter_sql(condition) or "TRUE"
-    return f"SELECT 100.0 * COUNT(*) FILTER (WHERE {kept}) / COUNT(*) FROM {source}{_where(rows, present)}"
+    return f"SELECT 100.0 * COUNT(*) FILTER (WHERE {kept}) / COUNT(*) FROM {source}{_where(rows, present_sql)}"
 
 
 def _group_sql(step: Step, source: str, rows: str, params: Mapping[str, Any]) -> dict[str, str]:

@@ -16,13 +16,13 @@ from insightloom.analysis_utils.standard._common import Context, axis_label, con
 from insightloom.analysis_utils.standard.value_claims import outlier_claim, sentinel_finding
 from insightloom.analysis_utils.trackers import (
     ColumnFacts,
+    catalog_basis,
     column_facts,
     frame,
     is_integral,
     measured,
     measured_sql,
     require,
-    catalog_basis,
     track_stat,
     track_value,
 )

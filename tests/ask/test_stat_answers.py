@@ -130,3 +130,41 @@ def test_a_statistic_without_sql_is_re_derived_from_the_real_views_and_a_changed
     verified, refused = recompute(job, [p_value, {**p_value, "id": "tampered", "value": p_value["value"] + 0.2}])
     assert p_value["id"] in verified and verified[p_value["id"]]["verification_method"] == "recipe"
     assert "tampered" in refused and "disagrees" in refused["tampered"]
+
+
+def test_a_model_fills_the_request_through_its_tool_and_is_held_to_it(moon_job: tuple[Path, Settings]) -> None:
+    from insightloom.ask.request_tool import TOOL_NAME
+
+    job, settings = moon_job
+    calcs = json.loads((job / "calculation_metadata.json").read_text(encoding="utf-8"))["calculations"]
+    mean = next(c for c in calcs if (c.get("basis") or {}).get("op") == "mean" and not c["basis"]["filters"])
+    column = mean["basis"]["columns"][0]
+    bad = {"steps": [{"op": "average", "columns": [column]}, {"op": "mean", "columns": ["Nope"]}]}
+    good = {"steps": [{"op": "mean", "columns": [column]}], "decimals": 3}
+
+    def call(request: dict) -> Callable[[Conversation], Reply]:
+        return lambda conv: Reply.call(TOOL_NAME, request=request)
+
+    def restate(conv: Conversation) -> Reply:
+        result = conv.messages[-1]["content"][0]["toolResult"]["content"][0]["text"]
+        return Reply(text=" ".join(_COMPUTED.search(result).group(1).split()))  # type: ignore[union-attr]
+
+    class ToolAnswerer(OfflineModel):
+        def __init__(self) -> None:
+            super().__init__(role="answerer", brain=self._reply)
+            self.steps = [call(bad), call(good), restate]
+            self.results: list[str] = []
+
+        def _reply(self, conv: Conversation) -> Reply:
+            last = conv.messages[-1]["content"][0]
+            if "toolResult" in last:
+                self.results.append(str(last["toolResult"]["content"][0]["text"]))
+            return self.steps.pop(0)(conv)
+
+    model = ToolAnswerer()
+    question = f"Where does the typical {column} sit, to three places?"  # no catalog word: the parser reads none
+    result = ask([job], question, settings=settings, model=model, threshold=0.0)
+    assert "no catalog operation 'average'" in model.results[0] and "no column 'Nope'" in model.results[0]
+    assert not result.abstained, result.answer
+    assert format_rounded(float(mean["value"]), 3) in result.answer and result.citations
+    assert result.request and result.request["steps"][0]["op"] == "mean"

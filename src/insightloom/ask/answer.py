@@ -46,6 +46,7 @@ from .events import append_ask_events, ask_event, record_ask_usage
 from .fragments import KnowledgeFragment, load_knowledge
 from .memory import MemoryStore, Turn, open_memory
 from .prompt import AskPrompt, abstention_sentence, build_prompt, question_language
+from .request_tool import RequestState, make_request_tool
 from .retrieval import Hit
 from .select import conflicts, select_hits
 from .stat_answer import (
@@ -263,15 +264,19 @@ def _answer(
     knowledge: Sequence[KnowledgeFragment],
     matched: Matched | None = None,
     calcs: Mapping[str, Mapping[str, Any]] | None = None,
+    state: RequestState | None = None,
 ) -> _Answer:
-    """Ask the model, check the answer (and, for a statistics request, that it answers that request), retry once
-    with the problems named; the abstention when still wrong."""
-    verified = _verified(prompt, knowledge) | (matched.display if matched else {})
+    """Ask the model, check the answer (and, for a statistics request, that it answers that request: the parsed one,
+    or the one the model filled through its ``statistics_request`` tool), retry once with the problems named; the
+    abstention when still wrong."""
     text = str(agent(prompt.user)).strip()
     found: list[str] = []
     for attempt in range(2):
         if _is_abstention(text, prompt):
             return _Answer(prompt.abstention, True, "model_abstained", [], found, attempt > 0)
+        if matched is None and state is not None and state.matched is not None and state.matched.complete:
+            matched, calcs = state.matched, calcs or {str(c["id"]): c for c in state.calcs}
+        verified = _verified(prompt, knowledge) | (matched.display if matched else {})
         problems = check_answer(text, prompt.sent, verified, parameter_numbers(matched) if matched else ())
         if matched is not None:
             problems += request_problems(text, matched, calcs or {})
@@ -286,13 +291,15 @@ def _answer(
     return _Answer(prompt.abstention, True, "invalid_answer", [], found, True)
 
 
-def _agent(settings: Settings, model: Model | None, prompt: AskPrompt, meter: _UsageMeter) -> Agent:
+def _agent(
+    settings: Settings, model: Model | None, prompt: AskPrompt, meter: _UsageMeter, tools: Sequence[Any] = ()
+) -> Agent:
     spec = dataclasses.replace(settings.spec(SPEC_ROLE), max_tokens=ANSWER_TOKENS)
     cached = spec.cache and spec.provider in CACHE_POINT_PROVIDERS
     return Agent(
         model=model or make_model(spec, ROLE, settings),
         system_prompt=system_prompt_for(prompt.system, cached),
-        tools=[],
+        tools=list(tools),
         name=ROLE,
         callback_handler=None,
         conversation_manager=NullConversationManager(),
@@ -404,6 +411,20 @@ def _matched(q: _Question, asked: Any, knowledge: Sequence[KnowledgeFragment]) -
     return match_request(asked, load_calculations(q.jobs[0].root), verified)
 
 
+def _request_tool(q: _Question, knowledge: Sequence[KnowledgeFragment]) -> tuple[RequestState, list[Any]]:
+    """The ``statistics_request`` tool over the first job (a model that reads a statistic the parser could not
+    fills the same request), and the state it leaves: the request and its matched calculations."""
+    root = q.jobs[0].root
+    state = RequestState()
+    try:
+        profile = read_json(root / "cache" / "profile.json", beneath=root)
+    except (OSError, ValueError, UnsafePathError):
+        return state, []
+    verified = {calc_id: v for f in knowledge if f.job_id == q.jobs[0].id for calc_id, v in f.values.items()}
+    state.calcs = load_calculations(root)
+    return state, [make_request_tool(profile, lambda r: match_request(r, state.calcs, verified), state)]
+
+
 def _strict(request: StatRequest) -> bool:
     """Whether retrieval cannot answer the request as asked: it sets decimals, or asks a yes/no or a name."""
     return request.decimals is not None or request.form != "value"
@@ -505,7 +526,10 @@ def ask(
         if prompt is None or not prompt.sent:  # nothing relevant: the model is not called
             result = _Answer(abstention_sentence(text), True, "no_relevant_fragments", [], [], False)
         else:
-            result = _answer(_agent(settings, model, prompt, meter), prompt, knowledge)
+            state, tools = _request_tool(q, knowledge)
+            result = _answer(_agent(settings, model, prompt, meter, tools), prompt, knowledge, state=state)
+            if state.request is not None:
+                asked = state.request  # the request the model filled is the question's record
         if result.abstained and matched is not None:  # name the values the jobs lack, not the question's words
             missing = "no verified value of the " + "; ".join(matched.missing) + " (ask with --analyze to compute it)"
             result.text = refusal_sentence(missing, language)

@@ -59,7 +59,9 @@ definitions and the data profile. You do not run analyses and you know nothing e
 - When fragments disagree (the same calculation with different values, or an older and a newer job), say so and give
   each value with its fragment's date.
 - A <computed> block, when given, holds the verified answer to the statistics request the question was read as:
-  answer with its sentences, keeping each {{{{calc:ID}}}} as written and its Yes/No first.
+  answer with its sentences, keeping each {{{{calc:ID}}}} as written and its Yes/No first. When the question asks
+  for a statistic and there is no <computed> block, call the statistics_request tool (if you have it) with the
+  request filled in, and answer with the sentences it returns.
 - When the fragments are not enough to answer, answer exactly this sentence and nothing else:
 <abstention>{abstention}</abstention>
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from insightloom.analysis.catalog import parse_item
+from insightloom.analysis.catalog import AnalysisSpec, parse_item
 from insightloom.analysis.planning import plan_markdown
 from insightloom.analysis.revision import APPLIED, NOT_APPLIED, plan_requests, requests_markdown, revise_plan
 from insightloom.plan import parse_plan, plan_problems
@@ -40,7 +40,7 @@ SHOP = _profile(
         _col("ship-state", "category", distinct=1),
         _col("ship-postal-code", "identifier", distinct=667),
         _col("Customer Name", "pii", distinct=700),
-        _col("Gender", "category", distinct=2),
+        _col("Gender", "category", distinct=2, top_values=[{"value": "F", "count": 423}, {"value": "M", "count": 413}]),
         _col("Age Group", "category", distinct=5),
         _col("Store Code", "measure", distinct=12, aggregation="none", semantic="code"),
     ]
@@ -214,3 +214,153 @@ def test_moon_market_feedback_is_heard_through_a_whole_offline_job(tmp_path: Pat
     results = (outcome.job_dir / "all_results.txt").read_text(encoding="utf-8")
     assert "plan_item: Break down `Amount` by `ship-state`" in results
     assert "by `Gender`" not in results
+
+
+# Each part of a request (grain, breakdown, filter, statistic) is applied, or the request is not applied and the note
+# names that part and why. "Already in the plan" only when kind, measure, grain, breakdown, filter and statistic match.
+
+MONTHLY_BY_CATEGORY = (
+    "Trend of `Amount` per month over `Date` by `Category`: totals per period and category, first vs last period "
+    "change per category, line chart"
+)
+DAILY = "Trend of `Amount` per day over `Date`: totals per period, first vs last period change, line chart"
+YEARS = _profile([_col("Year", "measure", distinct=40, min=1970, max=2009, mean=1990, semantic="year",
+                       aggregation="none"),
+                  _col("Region", "category", distinct=4),
+                  _col("Units", "measure", distinct=40, min=1, max=900, mean=200)])  # fmt: skip
+
+
+def test_the_issue_feedback_adds_the_monthly_trend_by_category_beside_the_daily_one() -> None:
+    plan = _plan()
+    assert DAILY in _coder_items(plan)
+    revised = revise_plan(plan, "drop the gender breakdown and add a monthly trend of Amount by Category", 1, SHOP)
+    assert plan_problems(revised) == []
+    items = _coder_items(revised)
+    assert MONTHLY_BY_CATEGORY in items and DAILY in items  # added beside the daily trend, which stays
+    assert not any("`Gender`" in t for t in items)
+    notes = revised.split("## thought")[0]
+    assert "already in the plan" not in notes
+    assert "applied: add trend on `Amount`, `Date`, `Category` [grain: month; by: `Category`]" in notes
+    assert "`Date` spans a single month" in notes  # the one-period caveat is said, not hidden
+    assert "the trend shows the 5 largest, the rest named as left out" in notes
+    spec = parse_item(MONTHLY_BY_CATEGORY, SHOP)
+    assert spec == AnalysisSpec("trend", None, "Amount", "Date", agg="sum", period="month", split="Category")
+
+
+def test_grain_applied_adds_a_monthly_trend_and_a_second_ask_is_already_in_the_plan() -> None:
+    request = _only("add a monthly trend of Amount")
+    assert request.outcome == APPLIED and request.asked.grain == "month"
+    assert (request.specs[0].period, request.specs[0].by, request.specs[0].split) == ("month", "Date", None)
+    revised = revise_plan(_plan(), "add a monthly trend of Amount", 1, SHOP)
+    again = _only("add a monthly trend of Amount", revised)
+    assert again.outcome == NOT_APPLIED and again.reason == "already in the plan"
+    same = _only("add a daily trend of Amount")  # every part equal to the plan's trend
+    assert same.outcome == NOT_APPLIED and same.reason == "already in the plan"
+
+
+def test_grain_not_applied_over_a_year_column_names_the_grain_and_why() -> None:
+    (request,) = plan_requests("add a monthly trend of Units", YEARS, plan_markdown(YEARS))
+    assert request.outcome == NOT_APPLIED
+    assert request.reason.startswith("grain month:") and "holds whole years" in request.reason
+    breakdown = _only("add a monthly correlation between Amount and Qty")
+    assert breakdown.outcome == NOT_APPLIED and breakdown.reason.startswith("grain month: a correlation has no time")
+
+
+def test_breakdown_applied_splits_the_trend_and_a_plain_trend_is_no_match() -> None:
+    request = _only("add a trend of Amount by Category")
+    assert request.outcome == APPLIED and request.asked.by == ("Category",)
+    spec = request.specs[0]
+    assert (spec.split, spec.period) == ("Category", "day")  # the axis' own grain: none was asked for
+    merged = _only("add a monthly breakdown of Amount by Category")  # a breakdown with a grain: the split trend
+    assert merged.outcome == APPLIED and merged.specs[0].item_text() == MONTHLY_BY_CATEGORY
+
+
+def test_breakdown_not_applied_names_the_split_and_why() -> None:
+    by_measure = _only("add a weekly trend of Amount by Qty")
+    assert by_measure.outcome == NOT_APPLIED
+    assert by_measure.reason == "by `Qty`: `Qty` is a measure, not a category to split the trend by"
+    distribution = _only("add a distribution of Amount by Category")
+    assert distribution.outcome == NOT_APPLIED and distribution.reason.startswith("by `Category`: the catalog has no")
+    two = _only("add a trend of Amount by Category by Age Group")
+    assert two.outcome == NOT_APPLIED and "a trend splits by one category" in two.reason
+
+
+def test_filter_applied_adds_a_filtered_kpi() -> None:
+    request = _only("add the total of Amount for Gender = 'F'")
+    assert request.outcome == APPLIED and request.asked.where == (("Gender", "F"),)
+    assert request.specs[0].item_text() == "Compute the total of `Amount` for `Gender` = 'F'"
+    only = _only("add the average Amount only Gender f")  # the profile's spelling of the value
+    assert only.outcome == APPLIED and only.specs[0].item_text() == "Compute the average of `Amount` for `Gender` = 'F'"
+    value_first = _only("add the total of Qty only M")
+    assert value_first.outcome == APPLIED and value_first.specs[0].where == (("Gender", "M"),)
+    last = _only("add the total of Qty in the last week")
+    assert last.outcome == APPLIED
+    assert last.specs[0].item_text() == "Compute the total of `Qty` in the last week of `Date`"
+    revised = revise_plan(_plan(), "add the total of Amount for Gender = 'F'", 1, SHOP)
+    assert "Compute the total of `Amount` for `Gender` = 'F'" in _coder_items(revised)
+
+
+def test_filter_not_applied_names_the_filter_and_why() -> None:
+    trend = _only("add a monthly trend of Amount for Gender = 'F'")
+    assert trend.outcome == NOT_APPLIED
+    assert trend.reason.startswith("filter `Gender` = 'F': the catalog has no filtered trend")
+    assert "add the total of `Amount` for `Gender` = 'F'" in trend.reason  # the filtered item that can be added
+    missing = _only("add the total of Amount for Gender X")
+    assert missing.outcome == NOT_APPLIED
+    assert missing.reason == "filter `Gender` = 'X': `Gender` has no value 'X' (its values: 'F', 'M')"
+    above = _only("add the total of Amount for Qty > 3")
+    assert above.outcome == NOT_APPLIED and "only a filter on equal values" in above.reason
+
+
+def test_statistic_applied_gives_an_average_trend_and_row_counts() -> None:
+    average = _only("add a trend of average Amount")
+    assert average.outcome == APPLIED and average.asked.statistic == "mean"
+    assert average.specs[0].item_text().startswith("Trend of average `Amount` per day over `Date`")
+    counts = _only("add a count of rows by Category")
+    assert counts.outcome == APPLIED and counts.specs[0].item_text().startswith("Count rows by `Category`")
+    mean_by = _only("add the average Amount by Age Group")
+    assert mean_by.outcome == APPLIED and mean_by.specs[0].agg == "mean"
+
+
+def test_statistic_not_applied_names_the_statistic_and_why() -> None:
+    median = _only("add a median trend of Amount")
+    assert median.outcome == NOT_APPLIED
+    assert median.reason == "statistic median: a trend gives totals, averages or row counts per period, not a median"
+    by_median = _only("add the median of Amount by Category")
+    assert by_median.outcome == NOT_APPLIED and by_median.reason.startswith("statistic median: a breakdown gives")
+    price = _profile([_col("Date", "date", dtype="datetime", distinct=90, min="2025-01-01", max="2025-03-31"),
+                      _col("Price", "measure", unit="USD", distinct=90, aggregation="mean", semantic="currency"),
+                      _col("Store", "category", distinct=4)])  # fmt: skip
+    (total,) = plan_requests("add a trend of total Price", price, plan_markdown(price))
+    assert total.outcome == NOT_APPLIED and total.reason.startswith("statistic total: `Price` is averaged, never")
+
+
+def test_a_removal_names_its_parts_and_keeps_the_items_they_rule_out() -> None:
+    added = revise_plan(_plan(), "add a monthly trend of Amount", 1, SHOP)
+    removed = revise_plan(added, "remove the monthly trend", 2, SHOP)
+    items = _coder_items(removed)
+    assert DAILY in items and not any("per month" in t for t in items)
+    assert "applied: remove trend [grain: month]" in removed
+
+
+def test_the_hosted_planner_gets_the_parts_of_each_request() -> None:
+    feedback = "add a monthly trend of Amount by Category, and add a median trend of Amount"
+    text = requests_markdown(plan_requests(feedback, SHOP, _plan()))
+    lines = text.splitlines()
+    assert lines[0].startswith("- applied: add trend on `Amount`, `Date`, `Category` [grain: month; by: `Category`]")
+    assert lines[0].endswith("; item: " + MONTHLY_BY_CATEGORY)
+    assert lines[1].startswith("- not_applied: add trend on `Amount` [statistic: median]")
+    assert "statistic median: a trend gives" in lines[1]
+
+
+def test_korean_feedback_asks_for_a_monthly_trend_by_region() -> None:
+    regions = [{"value": v, "count": 1} for v in ("서울", "부산", "대구")]
+    korean = _profile([_col("날짜", "date", dtype="datetime", distinct=90, min="2025-01-01", max="2025-03-31"),
+                       _col("매출액", "measure", unit="KRW", distinct=90, min=1, max=900, mean=80),
+                       _col("지역", "category", distinct=3, top_values=regions)])  # fmt: skip
+    plan = plan_markdown(korean, "", "ko")
+    revised = revise_plan(plan, "월별 지역별 매출액 추이를 추가해 주세요", 1, korean)
+    item = "`날짜` 기준 `지역`별 월별 `매출액` 추이: 기간·범주별 합계, 범주별 첫 기간 대비 마지막 기간 변화율, 선 차트"
+    assert item in _coder_items(revised) and "no such column" not in revised
+    (seoul,) = plan_requests("서울만 매출액 합계를 추가해 주세요", korean, plan)
+    assert seoul.outcome == APPLIED and seoul.specs[0].item_text("ko") == "`지역` = '서울' 행의 `매출액` 합계 계산"

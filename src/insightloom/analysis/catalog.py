@@ -28,8 +28,8 @@ FILTER_AGGS = {"en": {"sum": "total", "mean": "average"}, "ko": {"sum": "합계"
 WHERE_JOIN = {"en": " and ", "ko": ", "}
 _PAIR = "`[^`]+` = '(?:[^']|'')*'"
 
-# (kind, agg or variant) -> {language: template}. Placeholders: {m} {by} {date} {x} {y} {ms} {rates} {period}, and
-# for a filtered KPI {where} {last}.
+# (kind, agg or variant) -> {language: template}. Placeholders: {m} {by} {date} {x} {y} {ms} {rates} {period}, for a
+# filtered KPI {where} {last}, and for a split trend {split}.
 TEMPLATES: dict[tuple[str, str], dict[str, str]] = {
     ("overview", ""): {
         "en": "Profile the data: rows, columns, missing cells and their share",
@@ -67,6 +67,25 @@ TEMPLATES: dict[tuple[str, str], dict[str, str]] = {
     ("trend", "count"): {
         "en": "Trend of row count per {period} over {date}: rows per period, first vs last period change, line chart",
         "ko": "{date} 기준 {period} 건수 추이: 기간별 건수, 첫 기간 대비 마지막 기간 변화율, 선 차트",
+    },
+    # A trend split by a category: one series per group of {split} (the largest groups; the rest named as left out).
+    ("trend", "split_sum"): {
+        "en": "Trend of {m} per {period} over {date} by {split}: totals per period and category, first vs last "
+        "period change per category, line chart",
+        "ko": "{date} 기준 {split}별 {period} {m} 추이: 기간·범주별 합계, 범주별 첫 기간 대비 마지막 기간 변화율, "
+        "선 차트",
+    },
+    ("trend", "split_mean"): {
+        "en": "Trend of average {m} per {period} over {date} by {split}: averages per period and category, first vs "
+        "last period change per category, line chart",
+        "ko": "{date} 기준 {split}별 {period} 평균 {m} 추이: 기간·범주별 평균, 범주별 첫 기간 대비 마지막 기간 변화율, "
+        "선 차트",
+    },
+    ("trend", "split_count"): {
+        "en": "Trend of row count per {period} over {date} by {split}: rows per period and category, first vs last "
+        "period change per category, line chart",
+        "ko": "{date} 기준 {split}별 {period} 건수 추이: 기간·범주별 건수, 범주별 첫 기간 대비 마지막 기간 변화율, "
+        "선 차트",
     },
     # A wide table keeps one column per year: the trend reads across those columns, starting at {date}.
     ("trend", "wide_sum"): {
@@ -130,6 +149,8 @@ class AnalysisSpec:
             value (one value per column).
         last_period: A filtered KPI's period (day, week, month, year): only the rows in the last such period of the
             date column ``by``, the latest in the whole table.
+        split: A trend's category column: one series per group (``split_<agg>`` variant, "... by `Category`");
+            None for one series over all rows.
 
     A filtered KPI (``where`` or ``last_period`` set) aggregates the single ``measure`` with ``agg`` (``sum`` or
     ``mean``); ``measures`` stays empty.
@@ -145,6 +166,7 @@ class AnalysisSpec:
     rates: tuple[str, ...] = ()
     where: tuple[tuple[str, str], ...] = ()
     last_period: str | None = None
+    split: str | None = None
 
     @property
     def filtered(self) -> bool:
@@ -157,13 +179,15 @@ class AnalysisSpec:
             return "_".join([*flags, self.agg or "sum"])
         if self.kind == "kpi":
             return "rates" if self.rates else ""
+        if self.kind == "trend" and self.split:
+            return "split_" + self.agg
         if self.kind == "trend" and self.measure is not None and self.measure == self.by:
             return "wide_" + self.agg  # a wide table's trend names its first year column as both
         return self.agg if self.kind in ("breakdown", "trend") else ""
 
     def columns(self) -> list[str]:
         """Every column the analysis reads."""
-        cols = [self.measure, self.by, *self.measures, *(c for c, _v in self.where)]
+        cols = [self.measure, self.by, *self.measures, *(c for c, _v in self.where), self.split]
         return [c for c in dict.fromkeys(cols) if c]
 
     def item_text(self, language: str = "en") -> str:
@@ -182,6 +206,7 @@ class AnalysisSpec:
             period=PERIODS[lang].get(self.period or "", ""),
             where=WHERE_JOIN[lang].join(f"{_q(c)} = {quote_value(v)}" for c, v in self.where),
             last=LAST_PERIODS[lang].get(self.last_period or "", ""),
+            split=_q(self.split),
         )
         if self.view:
             text += TABLE_SUFFIX[lang].format(view=_q(self.view))
@@ -209,6 +234,7 @@ def _pattern(template: str, lang: str) -> re.Pattern[str]:
         "period": "(?P<period>" + "|".join(re.escape(w) for w in PERIODS[lang].values()) + ")",
         "where": f"(?P<where>{_PAIR}(?:{re.escape(WHERE_JOIN[lang])}{_PAIR})*)",
         "last": "(?P<last>" + "|".join(re.escape(w) for w in LAST_PERIODS[lang].values()) + ")",
+        "split": f"(?P<split>{_COLS})",
     }
     parts = re.split(r"(\{[a-z]+\})", template)
     body = "".join(groups[p[1:-1]] if p.startswith("{") else re.escape(p) for p in parts)
@@ -241,8 +267,10 @@ def _build(kind: str, variant: str, lang: str, match: re.Match[str]) -> Analysis
     found = match.groupdict()
     if kind == "kpi" and variant not in ("", "rates"):
         return None if len(_names(found.get("m"))) > 1 else _build_filtered(variant, lang, found)
-    one: dict[str, str | None] = {k: next(iter(_names(found.get(k))), None) for k in ("m", "by", "x", "y", "view")}
-    if any(len(_names(found.get(k))) > 1 for k in ("m", "by")):
+    one: dict[str, str | None] = {
+        k: next(iter(_names(found.get(k))), None) for k in ("m", "by", "x", "y", "view", "split")
+    }
+    if any(len(_names(found.get(k))) > 1 for k in ("m", "by", "split")):
         return None
     period = next((k for k, w in PERIODS[lang].items() if w == found.get("period")), None)
     rates: tuple[str, ...] = ()
@@ -252,10 +280,12 @@ def _build(kind: str, variant: str, lang: str, match: re.Match[str]) -> Analysis
             return None
         rates = tuple(k for k in keys if k)
     measures = tuple(_names(found.get("ms"))) if kind == "kpi" else tuple(c for c in (one["x"], one["y"]) if c)
-    agg = variant if kind in ("breakdown", "trend") else ""
+    agg = variant.removeprefix("split_") if kind in ("breakdown", "trend") else ""
     if agg.startswith("wide_"):
         agg, one["m"], period = agg.removeprefix("wide_"), one["by"], "year"
-    return AnalysisSpec(kind, one["view"], one["m"], one["by"], measures, agg, period, rates)
+    if one["split"] is not None and one["split"] in (one["m"], one["by"]):
+        return None  # a series split by its own measure or time axis is no split
+    return AnalysisSpec(kind, one["view"], one["m"], one["by"], measures, agg, period, rates, split=one["split"])
 
 
 def _columns_exist(spec: AnalysisSpec, profile: dict[str, Any]) -> bool:

@@ -20,6 +20,7 @@ from insightloom.analysis_utils.jobdir import job_dir, load_df, read_profile
 from insightloom.analysis_utils.module import UTILS_FILENAME, generate_utils_module, write_utils_module
 from insightloom.analysis_utils.numbers_text import compact_axis, compact_number
 from insightloom.analysis_utils.result_notes import ResultSection, append_result, calc_refs, parse_results, read_results
+from insightloom.analysis_utils.series_trackers import SplitSeries, track_split_series
 from insightloom.analysis_utils.sql import qi, ql, ref, sql_all, sql_sum
 from insightloom.analysis_utils.standard import run_standard
 from insightloom.analysis_utils.statistics import recompute_statistic, run_statistics
@@ -42,6 +43,7 @@ __all__ = [
     "GroupValues",
     "ChecksFailed",
     "ResultSection",
+    "SplitSeries",
     "append_result",
     "calc_refs",
     "compact_axis",
@@ -74,6 +76,7 @@ __all__ = [
     "track_mean",
     "track_rate",
     "track_share",
+    "track_split_series",
     "track_stat",
     "track_total",
     "track_value",

@@ -40,6 +40,7 @@ EXPORTS = (
     "track_change",
     "track_corr",
     "track_group_values",
+    "track_split_series",
     "track_value",
     "track_claim",
     "run_standard",
@@ -62,7 +63,8 @@ def generate_utils_module() -> str:
         "over a thousand columns, these nest the terms so it can. qi(name)/ql(value) quote SQL names/literals,\n"
         "ref(id) is the {{calc:id}} text, compact_number(x) a tick label (12.5K).\n"
         "Trackers compute a value AND its check from one spec, track it and return ref(id): track_total,\n"
-        "track_mean, track_stat, track_share, track_rate, track_change, track_corr, track_group_values. They read\n"
+        "track_mean, track_stat, track_share, track_rate, track_change, track_corr, track_group_values,\n"
+        "track_split_series (a trend per period of each of the largest groups of a category). They read\n"
         "the profile's aggregation/semantic/unit and raise AggregationRefused (with the fix) for a forbidden sum.\n"
         "run_standard(plan_item) runs a standard plan item (overview, KPIs, breakdown, trend, ...) end to end.\n"
         "run_statistics(plan_item) computes a statistics-catalog item (mean, std, quantiles, outliers, normality,\n"

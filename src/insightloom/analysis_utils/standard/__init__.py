@@ -15,6 +15,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from insightloom.analysis import choices, time_logic
 from insightloom.analysis.catalog import AnalysisSpec, item_language, parse_item
 from insightloom.analysis.ids import slug
 from insightloom.analysis_utils.standard._common import resolve_table, stem
@@ -47,6 +48,8 @@ def script_name(spec: AnalysisSpec, profile: dict[str, Any]) -> str:
     parts = [_ORDER[spec.kind], {"kpi": "kpis"}.get(spec.kind, spec.kind)]
     if spec.kind in ("breakdown", "trend"):
         parts.append(stem(table, spec.by))
+    if spec.kind == "trend":
+        parts += _trend_parts(spec, table)
     if spec.kind == "breakdown" and spec.measure and spec.agg == "mean":
         parts.append(f"avg_{stem(table, spec.measure)}")
     if spec.kind == "correlation":
@@ -60,6 +63,16 @@ def script_name(spec: AnalysisSpec, profile: dict[str, Any]) -> str:
     if spec.view:
         parts.append(slug(spec.view))
     return "_".join(parts) + ".py"
+
+
+def _trend_parts(spec: AnalysisSpec, table: dict[str, Any]) -> list[str]:
+    """What tells a trend's script from the plan's own trend over the same column: an average (``avg_<m>``), a grain
+    other than the time axis' own (``month``), and a split (``by_<column>``). The plan's own trend gets none."""
+    parts = [f"avg_{stem(table, spec.measure)}"] if spec.agg == "mean" and spec.measure != spec.by else []
+    axis = time_logic.trend_axis(choices.annotated(table))
+    if spec.period and axis is not None and axis.kind == "date" and spec.period != axis.period:
+        parts.append(spec.period)
+    return parts + ([f"by_{stem(table, spec.split)}"] if spec.split else [])
 
 
 def runner(kind: str) -> Callable[..., None]:

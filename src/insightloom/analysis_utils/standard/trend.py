@@ -27,6 +27,7 @@ from insightloom.analysis_utils.numbers_text import compact_axis
 from insightloom.analysis_utils.result_notes import append_result
 from insightloom.analysis_utils.sql import dbl, qi
 from insightloom.analysis_utils.standard._common import Context, axis_label, context, plain, stem
+from insightloom.analysis_utils.standard.split_trend import run_split_trend
 from insightloom.analysis_utils.trackers import (
     column_facts,
     frame,
@@ -190,12 +191,16 @@ def run_trend(spec: AnalysisSpec, *, language: str = "en") -> None:
     ``spec.by`` is a date column (bucketed by ``spec.period``), an integer year column, or one of a wide table's
     year columns (the table's ``time_axis`` then melts them all). Findings: the span, the first-vs-last change (partial
     first/last periods left out, or compared per observed day, and said so), the trend claim over those same periods
-    (cited as ``{{claim:ID}}``), the peak, and the weekend share on daily data; a line chart.
+    (cited as ``{{claim:ID}}``), the peak, and the weekend share on daily data; a line chart. A trend split by a
+    category (``spec.split``) is :func:`run_split_trend`'s.
 
     Raises:
         AggregationRefused: The profile forbids ``spec.agg`` of the measure (a total of a price, say).
         ValueError: The axis is a cohort date or no time axis, or no period has a value.
     """
+    if spec.split:
+        run_split_trend(spec, language=language)
+        return
     ctx = context(spec, language)
     trend = _build(ctx)
     tx, series = ctx.tx, trend.series

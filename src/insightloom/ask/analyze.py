@@ -166,14 +166,16 @@ def _named(name: str, question: str) -> bool:
 
 
 def _named_values(table: dict[str, Any], question: str) -> list[tuple[str, str]]:
-    """``(column, value)`` for each category value the question names ("the West region")."""
+    """``(column, value)`` for each category value the question names ("the West region"). A value several columns
+    hold ('yes' of every yes/no column) counts only for the columns the question names too."""
     found = []
     for col in table.get("columns", []):
         if col.get("role") == "category" and choices.usable(col):
             found += [
                 (col["name"], str(v["value"])) for v in col.get("top_values") or [] if _named(str(v["value"]), question)
             ]
-    return found
+    shared = {v for _c, v in found if sum(1 for _o, w in found if w == v) > 1}
+    return [(c, v) for c, v in found if v not in shared or _named(c, question)]
 
 
 def _has(question: str, words: tuple[str, ...]) -> bool:

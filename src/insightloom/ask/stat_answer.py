@@ -12,6 +12,7 @@ then the question is abstained on. The same code checks every model's answer.
 
 from __future__ import annotations
 
+import html
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -139,7 +140,7 @@ def match_request(request: StatRequest, calcs: Sequence[Mapping[str, Any]], veri
 def computed_block(matched: Matched) -> str:
     """The ``<computed>`` block of the answerer's prompt: the answer's sentences, from product code."""
     sentences = answer_sentences(matched.request, matched.refs)
-    head = describe_request(matched.request).replace('"', "'")
+    head = html.escape(describe_request(matched.request), quote=True)  # "|z| > 3" must not close the tag
     return f'<computed request="{head}">\n' + "\n".join(sentences) + "\n</computed>"
 
 

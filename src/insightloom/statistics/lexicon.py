@@ -80,7 +80,8 @@ UNSUPPORTED_WORDS: tuple[str, ...] = (
     r"gini", r"entropy", r"interaction", r"percentile\s+rank", r"median\s+absolute\s+deviation", r"cumulative\s+\w+",
     r"exponential\s+smoothing", r"covariance", r"confidence\s+interval", r"standard\s+error", r"effect\s+size",
     r"cohen'?s\s+d", r"odds\s+ratio", r"kolmogorov", r"levene", r"bartlett", r"paired\s+t[\s-]*test", r"tukey",
-    r"cluster\w*", r"principal\s+component", r"\bpca\b", r"time\s+series\s+decomposition", r"seasonal\w*",
+    r"k[\s-]*means", r"cluster\w*", r"principal\s+component", r"\bpca\b", r"time\s+series\s+decomposition",
+    r"seasonal\w*",
     r"growth\s+rate", r"year[\s-]+over[\s-]+year", r"\bcagr\b", r"elasticity", r"\bvif\b", r"durbin",
     r"two[\s-]+way\s+anova", r"f[\s-]*test\s+for\s+variances",
     "기하\\s*평균", "조화\\s*평균", "가중\\s*평균", "이동\\s*평균", "최빈값", "변동\\s*계수", "로지스틱",
@@ -146,7 +147,7 @@ STRENGTH_RE = re.compile(r"how\s+strong|strength|강도|얼마나\s+강")
 STRONG_WORD_RE = re.compile(r"\bstrong\b|강한")
 #: A yes/no question: "Is ...", "Are ...", "Does ...", "... 인가?", "... 있는가?", "여부".
 VERDICT_RE = re.compile(
-    r"(?:^|[.?!:;]\s+|\(\s*)(?:is|are|does|do|did|was|were|can|could|would|will)\b|yes\s+or\s+no|"
+    r"(?:^|[.?!:;,]\s+|\(\s*)(?:is|are|does|do|did|was|were|can|could|would|will)\b|yes\s+or\s+no|"
     r"(?<!몇 개)(?<!몇개)(?<!얼마)(?:[인한는은]가\s*\??\s*$|인가요|입니까|습니까|있는가|있나요|나요\s*\??\s*$|"
     r"여부|인지\s|않은가|않는가|일까|할까)"
 )

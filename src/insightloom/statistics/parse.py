@@ -40,7 +40,8 @@ _OF_PHRASE = re.compile(
 _GENERIC = frozenset(
     "value values data dataset table rows row records record observations entries column columns variable variables "  # noqa: SIM905
     "people cases items the a an this that these those each all every of for in on by and or with to from at as is "
-    "are was were be been it its what which how many much".split()
+    "are was were be been it its what which how many much have has had contain contains include includes do "
+    "does".split()
 )
 
 
@@ -89,13 +90,13 @@ def _columns(table: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 def is_numeric(col: Mapping[str, Any]) -> bool:
     """Whether the profile holds the column as numbers."""
-    return str(col.get("dtype", "")).startswith(_NUMERIC_DTYPES) and col.get("role") != "identifier"
+    return str(col.get("dtype", "")).startswith(_NUMERIC_DTYPES)
 
 
 def _name_pattern(name: str) -> str:
     parts = re.split(r"[\s_.]+", name.lower())
     words = r"[\s_.]+".join(re.escape(p) for p in parts if p)
-    return rf"(?<![\w]){words}(?:{lx.KO_PARTICLES})?(?![\w])"
+    return rf"(?<![\w-]){words}(?:{lx.KO_PARTICLES})?(?![\w-])"  # "state-years" names no `state`
 
 
 def _column_mentions(text: _Text, columns: list[dict[str, Any]]) -> tuple[list[_Mention], list[Refusal]]:
@@ -134,6 +135,28 @@ def _whole_term(question: str, start: int, end: int) -> str:
     "지니계수"), so a refusal names what was asked in the asker's words."""
     tail = _HEAD_NOUNS.match(question, end)
     return question[start : tail.end() if tail else end].strip()
+
+
+_DESCRIBED = re.compile(r"((?:[^\W\d_][\w'-]*|\d+(?:\.\d+)?)\s+){0,4}\(\s*$")
+
+
+def _described(text: _Text, mentions: list[_Mention]) -> list[_Mention]:
+    """Read "the mean net time (`net`)" and "a 65 mph speed limit (`speed65` = 'yes')" as the asker's words for the
+    column in parentheses: another column's bare name among them ("time") is no mention, and a number among them
+    ("65") no constraint."""
+    dropped: set[tuple[int, int]] = set()
+    for m in mentions:
+        if text.original[m.start : m.start + 1] != "`":
+            continue
+        words = _DESCRIBED.search(text.original[: m.start])
+        if words is None or words.start() == words.end():
+            continue
+        start, end = words.start(), words.end()
+        dropped |= {(o.start, o.end) for o in mentions if o.name != m.name and start <= o.start < end
+                    and text.original[o.start : o.start + 1] != "`"}  # fmt: skip
+        for number in re.finditer(r"\d+(?:\.\d+)?", text.text[start:end]):
+            text.take(start + number.start(), start + number.end())
+    return [m for m in mentions if (m.start, m.end) not in dropped]
 
 
 def _listed(names: list[str] | tuple[str, ...]) -> str:
@@ -204,7 +227,7 @@ def _numeric_filters(text: _Text, mentions: list[_Mention], numeric: set[str]) -
         if m.name not in numeric:
             continue
         rest = text.text[m.end :]
-        filler = r"\)?(?:\s+(?:is|are|was|were|of|with|a|an|value|values|rating|score|scores|level|count))*"
+        filler = r"\)?(?:\s+(?:is|are|was|were|of|with|a|an|value|values|rating|score|scores|level|count))*\s*\(?"
         for words, op in lx.COMPARISONS:
             match = re.match(rf"{filler}\s*(?:{words})\s*(?P<n>-?\d+(?:,\d{{3}})*(?:\.\d+)?)", rest)
             if match:
@@ -221,12 +244,14 @@ def _numeric_filters(text: _Text, mentions: list[_Mention], numeric: set[str]) -
                 continue
             ko = re.match(
                 r"\)?\s*(?:이|가|은|는|이가|의\s*값이)?\s*(?P<n>-?\d+(?:\.\d+)?)\s*(?:개|명|건|회|번|점)?\s*"
-                r"(?P<w>이상|이하|초과|미만|보다\s*(?:많|크|큰|높|길)\S*|보다\s*(?:적|작|낮|짧)\S*)",
+                r"(?P<w>이상|이하|초과|미만|보다\s*(?:많|크|큰|높|길)\S*|보다\s*(?:적|작|낮|짧)\S*|인(?=\s|$))",
                 rest,
             )
             if ko:
                 word = ko.group("w")
-                op = lx.KO_COMPARISONS.get(word) or (">" if re.search("많|크|큰|높|길", word) else "<")
+                op = lx.KO_COMPARISONS.get(word) or (
+                    "=" if word == "인" else ">" if re.search("많|크|큰|높|길", word) else "<"
+                )
                 found.append(Filter(m.name, op, float(ko.group("n"))))
                 text.take(m.end, m.end + ko.end())
     return found
@@ -338,10 +363,13 @@ def parse_question(question: str, profile: Mapping[str, Any], view: str | None =
     language = "ko" if re.search(r"[\uac00-\ud7a3]", question) else "en"
     text = _Text(question, _normal(question))
     mentions, ambiguous = _column_mentions(text, columns)
-    unsupported = next((m for p in lx.UNSUPPORTED_WORDS for m in text.find(p)), None)
-    if unsupported is not None:
-        phrase = _whole_term(question, *unsupported.span())
-        return Refusal(UNSUPPORTED, f"the statistics catalog has no operation for '{phrase}'", (phrase,))
+    mentions = _described(text, mentions)
+    terms = sorted((m.span() for p in lx.UNSUPPORTED_WORDS for m in text.find(p)), key=lambda span: span[0])
+    if terms:
+        found = [_whole_term(question, *span) for span in terms]
+        named = tuple({t.casefold(): t for t in reversed(found)}[k] for k in dict.fromkeys(t.casefold() for t in found))
+        listed = ", ".join(f"'{n}'" for n in named)
+        return Refusal(UNSUPPORTED, f"the statistics catalog has no operation for {listed}", named)
     if ambiguous:
         return ambiguous[0]
     decimals, per_part, spans = _decimals(text.text)
@@ -679,19 +707,16 @@ def _regression(q: str, parts: _Parts, decimals: int | None, language: str,
 
 
 def _regression_roles(q: str, measures: list[str]) -> tuple[str, str]:
-    """(y, x): "regress Y on X", "Y against X", "predicting Y from X", "X가 Y에 미치는" (else the order named)."""
+    """(y, x): "regress Y on X", "Y against X", "predicting Y from X"; in Korean "X에 대한 Y의 회귀", "Y를 X에 대해
+    회귀", "X가 Y에 미치는", "X로 Y를 예측" (else the second named is explained by the first)."""
     a, b = measures[:2]
     pa, pb = (re.search(_name_pattern(n), q) for n in (a, b))
     if pa is None or pb is None:
         return a, b
     first, second = (a, b) if pa.start() < pb.start() else (b, a)
-    between = q[min(pa.end(), pb.end()) : max(pa.start(), pb.start())]
-    if re.search(r"\b(?:from|using|by)\b|에\s*(?:대한|미치는)|(?:으로|로)\s", between) and not re.search(
-        r"\bon\b", between
-    ):
+    between = q[min(pa.end(), pb.end()) : max(pa.start(), pb.start())].strip(" `'\"")
+    if re.search(r"[\uac00-\ud7a3]", q):
+        return (first, second) if re.match(r"(?:을|를)(?:\s|$)", between) else (second, first)
+    if re.search(r"\b(?:on|against|versus|vs\.?|from|using|by)\b", between):
         return first, second
-    if re.search(r"\bon\b|\bagainst\b|\bversus\b|\bvs\.?\b", between):
-        return first, second
-    if re.search(r"에\s*미치는|가\s*|이\s*", between) and re.search(r"[\uac00-\ud7a3]", q):
-        return second, first  # "X가 Y에 미치는 영향": Y on X
-    return second, first  # "slope of X and Y": X explains Y
+    return second, first

@@ -1,0 +1,66 @@
+"""The statistics-questions benchmark: its frozen question set and halves, and a pinned subset of its questions
+asked of offline jobs (every answer correct or abstained naming what is missing, none wrong)."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+if str(BENCHMARKS) not in sys.path:
+    sys.path.append(str(BENCHMARKS))  # appended, so no benchmark script shadows an installed module
+bench = importlib.import_module("ask_stats_eval")
+#: Three tables of the first (tuning) half, all their questions: 23, four of them unsupported.
+SUBSET_TABLES = ("carData/Davis", "openintro/hsb2", "carData/Prestige")
+LINE = re.compile(
+    r"half=(?P<half>\w+) questions=(?P<questions>\d+) answerable=(?P<answerable>\d+) unsupported=(?P<unsupported>\d+) "
+    r"correct=(?P<correct>\d+) abstained=(?P<abstained>\d+) wrong=(?P<wrong>\d+) "
+    r"abstain_when_unsupported=(?P<awu>[\d.]+) held_answered=(?P<held>[\d.]+) p50_ms=(?P<p50>\d+)"
+)
+
+
+def _questions() -> list[dict]:
+    return json.loads((BENCHMARKS / "ask_stats" / "questions.json").read_text(encoding="utf-8"))["questions"]
+
+
+def test_the_question_set_is_frozen_in_halves_by_table_and_disjoint_from_the_second_sample() -> None:
+    questions = _questions()
+    tables = {q["table"] for q in questions}
+    assert len(questions) >= 200 and len(tables) >= 30
+    assert sum(q["kind"] == "unsupported" for q in questions) >= 40
+    assert sum(q["lang"] == "ko" for q in questions) >= 40
+    halves = {t: {q["half"] for q in questions if q["table"] == t} for t in tables}
+    assert all(len(h) == 1 for h in halves.values())  # a table is in one half only
+    assert {q["half"] for q in questions} == {"first", "held_out"}
+    second = json.loads((BENCHMARKS / "real_tables" / "second_sample.json").read_text(encoding="utf-8"))
+    assert not tables & {t["table"] for t in second["tables"]}
+    expected = json.loads((BENCHMARKS / "ask_stats" / "expected.json").read_text(encoding="utf-8"))["questions"]
+    assert {q["id"] for q in questions} <= set(expected)
+    assert all(q["must_name"] for q in questions if q["kind"] == "unsupported")
+
+
+def test_the_expected_answers_never_use_the_product() -> None:
+    source = (BENCHMARKS / "ask_stats" / "expected.py").read_text(encoding="utf-8")
+    imports = [line for line in source.splitlines() if re.match(r"\s*(?:import|from)\s", line)]
+    assert imports and not any("insightloom" in line for line in imports)
+    assert "scipy" in source and "pandas" in source
+
+
+@pytest.mark.e2e
+def test_a_pinned_subset_answers_right_or_abstains_naming_what_is_missing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ids = [q["id"] for q in _questions() if q["table"] in SUBSET_TABLES]
+    assert len(ids) == 23
+    assert bench.main(["--half", "first", "--only", ",".join(ids), "--jobs", str(tmp_path), "--workers", "2"]) == 0
+    found = LINE.search(capsys.readouterr().out.strip().splitlines()[-1])
+    assert found, "no summary line"
+    line = {k: float(v) for k, v in found.groupdict().items() if k != "half"}
+    assert line["questions"] == 23 and line["wrong"] == 0
+    assert line["correct"] == line["answerable"]
+    assert line["awu"] == 1.0 and line["held"] == 1.0

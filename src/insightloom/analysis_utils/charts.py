@@ -43,6 +43,20 @@ _TIGHT_PAD_IN = 0.05  # padding around a tight bounding box at save time
 _NAME_RE = re.compile(r"[^A-Za-z0-9_\-]+")
 
 
+def period_axis(ax: Any, dates: bool) -> None:
+    """Ticks of a time axis: concise dates, or whole years as years (1970, never 1.97K or 1,970)."""
+    from matplotlib.dates import AutoDateLocator, ConciseDateFormatter
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+    if dates:
+        locator = AutoDateLocator()
+        ax.xaxis.set_major_locator(locator)
+        ax.xaxis.set_major_formatter(ConciseDateFormatter(locator))
+    else:
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _pos: f"{value:.0f}"))
+
+
 def chart_name(name: str) -> str:
     """A safe file stem for a chart: no folders, no spaces, no extension."""
     stem = Path(str(name)).name

@@ -69,6 +69,7 @@ def _op(name: str, kind: str, parts: tuple[str, ...], en: str, ko: str, labels: 
     return Operation(name, kind, parts, {"en": en, "ko": ko}, defaults, numeric)
 
 
+_CORRELATION_PARTS = ("value", "p_value", "strength", "strong", "significant")
 OPERATIONS: dict[str, Operation] = {
     op.name: op
     for op in (
@@ -97,35 +98,22 @@ OPERATIONS: dict[str, Operation] = {
         _op("distinct", "rows", ("value",), "number of distinct values", "고유값 수"),
         _op("missing", "rows", ("value",), "missing values", "결측값 수"),
         _op("share", "rows", ("value",), "share of rows (%)", "행 비율(%)"),
-        _op(
-            "pearson",
-            "pair",
-            ("value", "p_value", "strength", "strong", "significant"),
-            "Pearson correlation",
-            "피어슨 상관계수",
-            ("strength", "strong", "significant"),
-            strong_r=DEFAULT_STRONG_R,
-            alpha=DEFAULT_ALPHA,
-        ),
-        _op(
-            "spearman",
-            "pair",
-            ("value", "p_value", "strength", "strong", "significant"),
-            "Spearman correlation",
-            "스피어만 상관계수",
-            ("strength", "strong", "significant"),
-            strong_r=DEFAULT_STRONG_R,
-            alpha=DEFAULT_ALPHA,
-        ),
-        _op(
-            "kendall",
-            "pair",
-            ("value", "p_value", "strength", "strong", "significant"),
-            "Kendall tau",
-            "켄달 타우",
-            ("strength", "strong", "significant"),
-            strong_r=DEFAULT_STRONG_R,
-            alpha=DEFAULT_ALPHA,
+        *(
+            _op(
+                name,
+                "pair",
+                _CORRELATION_PARTS,
+                en,
+                ko,
+                _CORRELATION_PARTS[2:],
+                strong_r=DEFAULT_STRONG_R,
+                alpha=DEFAULT_ALPHA,
+            )  # fmt: skip
+            for name, en, ko in (
+                ("pearson", "Pearson correlation", "피어슨 상관계수"),
+                ("spearman", "Spearman correlation", "스피어만 상관계수"),
+                ("kendall", "Kendall tau", "켄달 타우"),
+            )
         ),
         _op(
             "regression",

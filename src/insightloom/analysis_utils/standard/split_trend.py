@@ -18,7 +18,7 @@ import pandas as pd
 from insightloom.analysis import time_logic
 from insightloom.analysis.catalog import AnalysisSpec
 from insightloom.analysis.wording import PERIOD_WORDS, counted, pick
-from insightloom.analysis_utils.charts import save_chart
+from insightloom.analysis_utils.charts import period_axis, save_chart
 from insightloom.analysis_utils.numbers_text import compact_axis
 from insightloom.analysis_utils.result_notes import append_result
 from insightloom.analysis_utils.series_trackers import MAX_NAMED, SplitSeries, track_split_series
@@ -117,9 +117,7 @@ def _table(series: SplitSeries, tx: dict[str, str]) -> str:
 
 
 def _chart(series: SplitSeries, title: str, tx: dict[str, str], period_word: str) -> str:
-    from matplotlib.dates import AutoDateLocator, ConciseDateFormatter
     from matplotlib.figure import Figure
-    from matplotlib.ticker import FuncFormatter, MaxNLocator
 
     values = series.frame()
     fig = Figure(figsize=(6, 3.6))
@@ -133,13 +131,8 @@ def _chart(series: SplitSeries, title: str, tx: dict[str, str], period_word: str
         if len(values) == 1:
             only = values.index[0]
             ax.set_xlim(only - pd.Timedelta(days=30), only + pd.Timedelta(days=30))
-    elif series.axis.kind == "date":
-        locator = AutoDateLocator()
-        ax.xaxis.set_major_locator(locator)
-        ax.xaxis.set_major_formatter(ConciseDateFormatter(locator))
-    else:  # years as years: 1970, never 1.97K or 1,970
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-        ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _pos: f"{value:.0f}"))
+    else:
+        period_axis(ax, series.axis.kind == "date")
     compact_axis(ax.yaxis, integer=series.integral)
     ax.set_ylabel(axis_label(series.what, series.unit))
     ax.set_title(plain(title))

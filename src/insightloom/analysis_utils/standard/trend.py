@@ -21,7 +21,7 @@ import pandas as pd
 from insightloom.analysis import time_logic
 from insightloom.analysis.catalog import AnalysisSpec
 from insightloom.analysis.wording import PERIOD_WORDS, pick
-from insightloom.analysis_utils.charts import save_chart
+from insightloom.analysis_utils.charts import period_axis, save_chart
 from insightloom.analysis_utils.claims import track_claim
 from insightloom.analysis_utils.numbers_text import compact_axis
 from insightloom.analysis_utils.result_notes import append_result
@@ -432,21 +432,13 @@ def _weekend(trend: _Trend) -> list[str]:
 
 
 def _chart(trend: _Trend, title: str) -> str:
-    from matplotlib.dates import AutoDateLocator, ConciseDateFormatter
     from matplotlib.figure import Figure
-    from matplotlib.ticker import FuncFormatter, MaxNLocator
 
     series, tx = trend.series, trend.ctx.tx
     fig = Figure(figsize=(6, 3.4))
     ax = fig.subplots()
     ax.plot(series.index, series.to_numpy(), marker="o" if len(series) <= MAX_MARKERS else None, color="#4C72B0")
-    if trend.axis.kind == "date":
-        locator = AutoDateLocator()
-        ax.xaxis.set_major_locator(locator)
-        ax.xaxis.set_major_formatter(ConciseDateFormatter(locator))
-    else:  # years as years: 1970, never 1.97K or 1,970
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-        ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _pos: f"{value:.0f}"))
+    period_axis(ax, trend.axis.kind == "date")
     compact_axis(ax.yaxis, integer=trend.integral)
     ax.set_ylabel(axis_label(trend.what, trend.unit))
     ax.set_title(plain(title))

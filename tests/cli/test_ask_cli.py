@@ -66,13 +66,15 @@ def test_a_job_that_has_not_finished_exits_2_naming_resume(jobs: Jobs, in_tmp: P
 
 @pytest.mark.e2e
 def test_an_answer_streams_to_stdout_with_its_sources_after(jobs: Jobs, in_tmp: Path) -> None:
-    result = ask(str(jobs.english), ANSWERABLE)
+    result = ask("-v", str(jobs.english), ANSWERABLE)
     assert result.exit_code == 0, result.stderr
     answer, _, sources = result.stdout.partition("\nSources:\n")
     cited = [line.split("]")[0].strip() + "]" for line in sources.splitlines() if line.startswith(CITE_LINE)]
     assert cited and all(ref in answer for ref in cited)  # every listed source is cited in the answer
     assert answer.count(answer.strip().splitlines()[0]) == 1  # streamed once, not printed again after
-    assert "answered in" in result.stderr and "bm25" in result.stderr
+    # a statistics request the report holds: answered from the calculations' basis, what was computed on stderr
+    assert "answered in" in result.stderr and "· basis ·" in result.stderr
+    assert "computed: total of `Amount`" in result.stderr
 
 
 @pytest.mark.e2e

@@ -79,7 +79,9 @@ def test_the_owner_gets_a_cited_answer(client: TestClient, jobs: Jobs) -> None:
     answer = client.post(f"/jobs/{jobs.ana}/ask", headers=ANA, json={"question": ANSWERABLE})
     assert answer.status_code == 200, answer.text
     body = answer.json()
-    assert body["abstained"] is False and body["jobs"] == [jobs.ana] and body["retrieval"] == "bm25"
+    # "What is the total Amount?" is a statistics request the report holds: answered from its basis, recorded
+    assert body["abstained"] is False and body["jobs"] == [jobs.ana] and body["retrieval"] == "basis"
+    assert body["request"]["steps"][0]["op"] == "sum" and body["computed"] == "total of `Amount`"
     assert body["citations"] and all(f"[{c['id']}]" in body["answer"] for c in body["citations"])
     assert {c["job_id"] for c in body["citations"]} == {jobs.ana}
     assert body["model_calls"] >= 1

@@ -19,8 +19,8 @@ from insightloom.analysis_utils.jobdir import job_dir
 from insightloom.analysis_utils.trackers import frame, table_of, track_value
 from insightloom.errors import BadInputError
 from insightloom.statistics import operations as ops
+from insightloom.statistics import wording  # a module: statistics.operations imports this package first
 from insightloom.statistics.request import Filter, StatRequest, Step, parse_item
-from insightloom.statistics.wording import describe_step, part_description
 
 logger = logging.getLogger(__name__)
 
@@ -106,7 +106,7 @@ def run_statistics(request: str | Mapping[str, Any] | StatRequest, importance: s
         try:
             result = ops.evaluate(step, kept)
         except KeyError as exc:
-            raise BadInputError(f"Cannot compute {describe_step(step, req.filters)}: {exc}.",
+            raise BadInputError(f"Cannot compute {wording.describe_step(step, req.filters)}: {exc}.",
                                 fix="name columns exactly as the data profile does") from None  # fmt: skip
         checks = ops.check_sql(step, view, req.filters)
         stem = step_id(step, req.filters, view)
@@ -117,11 +117,11 @@ def run_statistics(request: str | Mapping[str, Any] | StatRequest, importance: s
                 recipe = {"op": RECIPE_OP, "view": view, "step": step.to_json(),
                           "filters": [f.to_json() for f in req.filters], "part": part}  # fmt: skip
             refs.append(track_value(
-                f"{stem}_{part}", value, part_description(step, req.filters, part), _formula(step, part), view,
+                f"{stem}_{part}", value, wording.part_description(step, req.filters, part), _formula(step, part), view,
                 ops.input_columns(step), importance, check, _unit(step, part),
                 _decimals(step, part, value, req.decimals_for(part)), recipe, basis=basis_of(step, req.filters, part),
             ))  # fmt: skip
-        print(f"{describe_step(step, req.filters)}: " + ", ".join(f"{k}={v}" for k, v in result.items()))
+        print(f"{wording.describe_step(step, req.filters)}: " + ", ".join(f"{k}={v}" for k, v in result.items()))
     return refs
 
 

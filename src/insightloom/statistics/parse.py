@@ -615,11 +615,21 @@ def _group_extreme(q: str, ops: _Ops, parts: _Parts, group_cols: list[str], deci
     elif measure is None:  # "the most rows"; "the highest number of `Suicides`" is the measure's value
         agg = "count"
     else:
-        agg = "max" if op == "group_max" else "min"
+        agg = _default_agg(op, measure, group_cols[0], table)
     if agg != "count" and measure is None:
         return None
     step = Step(op, (measure,) if measure else (), group_cols[0], show=("group", "value")).with_params(agg=agg)
     return _request([step], parts, decimals, "name", language, table)
+
+
+def _default_agg(op: str, measure: str, group: str, table: Mapping[str, Any]) -> str:
+    """How "which X has the highest Y" aggregates Y when it says not: a row's own value when X names (almost) every
+    row ("which state", one row each), else the total of an additive measure ("which category has the lowest
+    revenue"), else the average."""
+    rows = int(table.get("rows") or 0)
+    if rows and int(table_col(table, group).get("distinct") or 0) >= 0.9 * rows:
+        return "max" if op == "group_max" else "min"
+    return "sum" if table_col(table, measure).get("aggregation") == "sum" else "mean"
 
 
 def _test(q: str, ops: _Ops, parts: _Parts, decimals: int | None, language: str, verdict: bool,

@@ -27,24 +27,36 @@ def _where(filters: Sequence[Filter], language: str = "en") -> str:
     return f" where {joined}" if language != "ko" else f" ({joined})"
 
 
-def _params(step: Step) -> str:
-    p = ops.params_of(step)
+def _params(step: Step, full: bool = True) -> str:
+    """The method in words. ``full=False`` (an answer's sentence) prints only the numbers the question set, so an
+    answer types no number nobody asked (the catalog's defaults are in docs/ask.md)."""
+    p = ops.params_of(step) if full else {**dict(step.params)}
     text = ""
     if step.op in ("std", "var"):
-        text = "sample, ddof 1" if int(p.get("ddof", 1)) == 1 else "population, ddof 0"
-    elif step.op == "quantile":
-        text = f"q {float(p.get('q', 0.5)):g}"
-    elif step.op == "zscore_outliers":
-        text = f"|z| > {float(p.get('threshold', 3)):g}"
-    elif step.op == "iqr_outliers":
-        text = f"{float(p.get('k', 1.5)):g} × IQR"
+        ddof = int(ops.params_of(step).get("ddof", 1))
+        text = (
+            ("sample, ddof 1" if ddof == 1 else "population, ddof 0") if full else ("sample" if ddof else "population")
+        )
+    elif step.op == "quantile" and "q" in p:
+        text = f"q {float(p['q']):g}"
+    elif step.op == "zscore_outliers" and "threshold" in p:
+        text = f"|z| > {float(p['threshold']):g}"
+    elif step.op == "iqr_outliers" and "k" in p:
+        text = f"{float(p['k']):g} × IQR"
     elif step.op == "ttest":
-        text = f"{'equal variances' if p.get('equal_var') else 'Welch'}, α {float(p.get('alpha', 0.05)):g}"
+        equal = ops.params_of(step).get("equal_var")
+        text = ", ".join(x for x in ("equal variances" if equal else "Welch", _alpha_words(p)) if x)
     elif step.op in ("normality", "anova", "chi2"):
-        text = f"α {float(p.get('alpha', 0.05)):g}"
+        text = _alpha_words(p)
     elif step.op in ("group_max", "group_min"):
-        text = f"by {_AGG_WORDS['en'].get(str(p.get('agg')), p.get('agg'))}"
+        agg = ops.params_of(step).get("agg")
+        text = f"by {_AGG_WORDS['en'].get(str(agg), agg)}"
     return f" ({text})" if text else ""
+
+
+def _alpha_words(params: Mapping[str, object]) -> str:
+    alpha = params.get("alpha")
+    return f"α {float(alpha):g}" if isinstance(alpha, int | float) else ""
 
 
 def _operands(step: Step) -> str:
@@ -63,14 +75,28 @@ def _operands(step: Step) -> str:
     return cols or "rows"
 
 
-def describe_step(step: Step, filters: Sequence[Filter] = ()) -> str:
-    """One step in words: "standard deviation (sample, ddof 1) of `Volume` where `Region` = 'West'"."""
+def describe_step(step: Step, filters: Sequence[Filter] = (), language: str = "en", *, full: bool = True) -> str:
+    """One step in words: "standard deviation (sample, ddof 1) of `Volume` where `Region` = 'West'" (Korean with
+    ``language="ko"``: "`Volume`의 표준편차 (`Region` = 'West')")."""
+    if language == "ko":
+        return _describe_ko(step, filters, full)
     if step.op in ("group_max", "group_min") and step.group:
         agg = str(ops.params_of(step).get("agg"))
         extreme = "highest" if step.op == "group_max" else "lowest"
         what = "row count" if agg == "count" else f"{_AGG_WORDS['en'].get(agg, agg)} of `{step.columns[0]}`"
         return f"`{step.group}` with the {extreme} {what}{_where(filters)}"
-    return f"{ops.label_of(step)}{_params(step)} of {_operands(step)}{_where(filters)}"
+    return f"{ops.label_of(step)}{_params(step, full)} of {_operands(step)}{_where(filters)}"
+
+
+def _describe_ko(step: Step, filters: Sequence[Filter], full: bool) -> str:
+    where = _where(filters, "ko")
+    if step.op in ("group_max", "group_min") and step.group:
+        agg = str(ops.params_of(step).get("agg"))
+        extreme = "가장 높은" if step.op == "group_max" else "가장 낮은"
+        what = "행 수" if agg == "count" else f"`{step.columns[0]}` {_AGG_WORDS['ko'].get(agg, agg)}"
+        return f"{what}이(가) {extreme} `{step.group}`{where}"
+    operands = _operands(step).replace(" and ", ", ").replace(" by ", " / ").replace(" on ", " ~ ")
+    return f"{operands}의 {ops.label_of(step, 'ko')}{_params(step, full)}{where}"
 
 
 def part_description(step: Step, filters: Sequence[Filter], part: str) -> str:
@@ -104,16 +130,16 @@ def verdict_yes(step: Step, parts: Mapping[str, str]) -> bool | None:
 
 
 def _verdict_words(step: Step, parts: Mapping[str, str], language: str) -> str:
-    p = ops.params_of(step)
+    at = _alpha_words(dict(step.params))
     verdict = parts.get("verdict", "")
     if step.op == "normality":
         word = {"normal": "normally distributed", "not_normal": "not normally distributed"}.get(verdict, verdict)
         ko = {"normal": "정규분포를 따름", "not_normal": "정규분포를 따르지 않음"}.get(verdict, verdict)
-        return ko if language == "ko" else f"`{step.columns[0]}` is {word} (α {p.get('alpha'):g})"
+        return ko if language == "ko" else f"`{step.columns[0]}` is {word}" + (f" ({at})" if at else "")
     if step.op in ("ttest", "anova", "chi2"):
         word = {"significant": "significant", "not_significant": "not significant"}.get(verdict, verdict)
         ko = {"significant": "유의함", "not_significant": "유의하지 않음"}.get(verdict, verdict)
-        return ko if language == "ko" else f"the result is {word} at α {p.get('alpha'):g}"
+        return ko if language == "ko" else f"the result is {word}" + (f" at {at}" if at else "")
     return ""
 
 
@@ -136,7 +162,7 @@ def answer_sentences(request: StatRequest, refs: Sequence[Mapping[str, str]]) ->
         yes = verdict_yes(step, labels)
         if request.form == "verdict" and yes is not None:
             lead = f"{_YES[lang][0 if yes else 1]}: "
-        what = describe_step(step, request.filters)
+        what = describe_step(step, request.filters, lang, full=False)
         values = []
         for part in shown:
             if part in ("verdict", "strong", "significant"):
@@ -151,10 +177,13 @@ def answer_sentences(request: StatRequest, refs: Sequence[Mapping[str, str]]) ->
             values = []
         if "significant" in shown:
             yes_ = labels.get("significant") == "yes"
-            body = f"{'significant' if yes_ else 'not significant'} at α {ops.params_of(step).get('alpha'):g}"
+            at = _alpha_words(dict(step.params))
+            body = f"{'significant' if yes_ else 'not significant'}" + (f" at {at}" if at else "")
         elif "strong" in shown:
             strong = labels.get("strong") == "yes"
-            body = f"|r| is {'at least' if strong else 'below'} {ops.params_of(step).get('strong_r'):g}"
+            asked = dict(step.params).get("strong_r")
+            bound = f"{float(asked):g}" if isinstance(asked, int | float) else "the strong threshold (docs/ask.md)"
+            body = f"|r| is {'at least' if strong else 'below'} {bound}"
         text = f"{lead}{what}: " + "; ".join(x for x in [body, *values] if x) + "."
         sentences.append(text[0].upper() + text[1:])
     return sentences

@@ -60,7 +60,7 @@ def basis_of(step: Step, filters: tuple[Filter, ...], part: str) -> dict[str, An
         "op": step.op,
         "columns": list(step.columns),
         "group": step.group,
-        "params": {k: v for k, v in ops.params_of(step).items()},
+        "params": ops.params_of(step),
         "filters": [f.to_json() for f in filters],
         "part": part,
     }

@@ -388,13 +388,17 @@ def _tokens(usage: AgentUsage, prompt_tokens: int) -> dict[str, Any]:
     return data
 
 
-def stat_request(job_root: Path, question: str) -> StatRequest | Refusal | None:
-    """The statistics request ``question`` makes over the job's data profile (None: it asks for no statistic)."""
+def _read_profile(job_root: Path) -> dict[str, Any] | None:
     try:
-        profile = read_json(job_root / "cache" / "profile.json", beneath=job_root)
+        return dict(read_json(job_root / "cache" / "profile.json", beneath=job_root))
     except (OSError, ValueError, UnsafePathError):
         return None
-    return parse_question(question, profile)
+
+
+def stat_request(job_root: Path, question: str) -> StatRequest | Refusal | None:
+    """The statistics request ``question`` makes over the job's data profile (None: it asks for no statistic)."""
+    profile = _read_profile(job_root)
+    return parse_question(question, profile) if profile is not None else None
 
 
 def _request_json(asked: StatRequest | Refusal) -> dict[str, Any]:
@@ -404,25 +408,31 @@ def _request_json(asked: StatRequest | Refusal) -> dict[str, Any]:
             "candidates": list(asked.candidates)}  # fmt: skip
 
 
-def _matched(q: _Question, asked: Any, knowledge: Sequence[KnowledgeFragment]) -> Matched | None:
-    if not isinstance(asked, StatRequest):
-        return None
-    verified = {calc_id: v for f in knowledge if f.job_id == q.jobs[0].id for calc_id, v in f.values.items()}
-    return match_request(asked, load_calculations(q.jobs[0].root), verified)
+@dataclass
+class _Facts:
+    """The first job's profile, calculations and verified values as printed: read once per question, the
+    calculations after any follow-up merged its numbers."""
+
+    profile: dict[str, Any] | None
+    calcs: list[dict[str, Any]]
+    verified: dict[str, str]
+
+    @classmethod
+    def read(cls, job: _Job, profile: dict[str, Any] | None, knowledge: Sequence[KnowledgeFragment]) -> _Facts:
+        verified = {calc_id: v for f in knowledge if f.job_id == job.id for calc_id, v in f.values.items()}
+        return cls(profile, load_calculations(job.root), verified)
+
+    def match(self, request: StatRequest) -> Matched:
+        return match_request(request, self.calcs, self.verified)
 
 
-def _request_tool(q: _Question, knowledge: Sequence[KnowledgeFragment]) -> tuple[RequestState, list[Any]]:
+def _request_tool(facts: _Facts) -> tuple[RequestState, list[Any]]:
     """The ``statistics_request`` tool over the first job (a model that reads a statistic the parser could not
     fills the same request), and the state it leaves: the request and its matched calculations."""
-    root = q.jobs[0].root
-    state = RequestState()
-    try:
-        profile = read_json(root / "cache" / "profile.json", beneath=root)
-    except (OSError, ValueError, UnsafePathError):
+    state = RequestState(calcs=facts.calcs)
+    if facts.profile is None:
         return state, []
-    verified = {calc_id: v for f in knowledge if f.job_id == q.jobs[0].id for calc_id, v in f.values.items()}
-    state.calcs = load_calculations(root)
-    return state, [make_request_tool(profile, lambda r: match_request(r, state.calcs, verified), state)]
+    return state, [make_request_tool(facts.profile, facts.match, state)]
 
 
 def _strict(request: StatRequest) -> bool:
@@ -479,7 +489,8 @@ def ask(
     if not text:
         raise BadInputError("The question is empty.", 'ask a question, e.g. "what was total revenue?".')
     q = _Question(text, answerable_jobs(job_dirs))
-    asked = stat_request(q.jobs[0].root, text)
+    profile = _read_profile(q.jobs[0].root)
+    asked = parse_question(text, profile) if profile is not None else None
     if asked is not None:
         q.emit("requested", request=_request_json(asked))
     new_ids: list[str] = []
@@ -494,13 +505,14 @@ def ask(
     history: list[Turn] = store.turns(user, session, query=text, limit=HISTORY_TURNS) if store and session else []
     meter = _UsageMeter(PriceTable(settings.pricing))
     language = question_language(text)
-    matched = _matched(q, asked, knowledge)
+    facts = _Facts.read(q.jobs[0], profile, knowledge)
+    matched = facts.match(asked) if isinstance(asked, StatRequest) else None
     retrieval, prompt, calcs = "basis", None, {}
     if analyze and isinstance(asked, Refusal) and (refused or not new_ids):
         # nothing computed: say what the catalog lacks rather than let a nearby fragment answer
         result = _Answer(refusal_sentence(asked.reason, language), True, "unsupported", [], [], False)
     elif matched is not None and matched.complete:
-        calcs = {str(c["id"]): c for c in load_calculations(q.jobs[0].root)}
+        calcs = {str(c["id"]): c for c in facts.calcs}
         prompt = _stat_prompt(text, matched, knowledge, history, language)
         result = _answer(_agent(settings, model, prompt, meter), prompt, knowledge, matched, calcs)
     elif matched is not None and (analyze or _strict(matched.request)):
@@ -526,7 +538,7 @@ def ask(
         if prompt is None or not prompt.sent:  # nothing relevant: the model is not called
             result = _Answer(abstention_sentence(text), True, "no_relevant_fragments", [], [], False)
         else:
-            state, tools = _request_tool(q, knowledge)
+            state, tools = _request_tool(facts)
             result = _answer(_agent(settings, model, prompt, meter, tools), prompt, knowledge, state=state)
             if state.request is not None:
                 asked = state.request  # the request the model filled is the question's record

@@ -28,7 +28,6 @@ from ..statistics.wording import answer_sentences, describe_request, describe_st
 
 _SYMMETRIC = ("pearson", "spearman", "kendall")
 _YES_RE = re.compile(r"\b(yes|no)\b|(예|아니요|아니오)", re.I)
-_LABEL_PARTS = ("verdict", "strong", "strength", "group", "test", "significant")
 
 
 @dataclass
@@ -128,10 +127,11 @@ def match_request(request: StatRequest, calcs: Sequence[Mapping[str, Any]], veri
                 continue
             calc_id = str(calc["id"])
             found.calcs[calc_id] = dict(calc)
-            decimals = request.decimals_for(part) if part not in _LABEL_PARTS else None
+            label = part in ops.operation(step.op).labels  # a verdict or a name: no rounding, its word kept
+            decimals = None if label else request.decimals_for(part)
             found.display[calc_id] = _display(calc, decimals, verified.get(calc_id))
             parts[part] = "{{calc:" + calc_id + "}}"
-            if part in _LABEL_PARTS:
+            if label:
                 parts["label:" + part] = str(calc["value"])
         found.refs.append(parts)
     return found
@@ -191,7 +191,7 @@ def request_problems(answer: str, matched: Matched, all_calcs: Mapping[str, Mapp
     refs = set(CALC_REF_RE.findall(answer))
     for step, parts in zip(request.steps, matched.refs, strict=True):
         for part, ref in parts.items():
-            if part.startswith("label:") or part in ("verdict", "strong", "strength", "test", "significant"):
+            if part.startswith("label:") or (part != "group" and part in ops.operation(step.op).labels):
                 continue
             calc_id = ref[len("{{calc:") : -2]
             if calc_id in refs:

@@ -52,7 +52,7 @@ class Operation:
         parts: The result's parts; the first is what the question gets when it asks for no other.
         label: Language -> its name in an answer ("standard deviation", "표준편차").
         defaults: Parameter defaults.
-        numeric_parts: The parts that are numbers (the others are labels: a verdict, a group name, a test name).
+        labels: The parts that are labels, not numbers (a verdict, a group name, a test name).
     """
 
     name: str
@@ -60,13 +60,12 @@ class Operation:
     parts: tuple[str, ...]
     label: Mapping[str, str]
     defaults: Mapping[str, Any] = field(default_factory=dict)
-    numeric_parts: tuple[str, ...] = ()
+    labels: tuple[str, ...] = ()
 
 
 def _op(name: str, kind: str, parts: tuple[str, ...], en: str, ko: str, labels: tuple[str, ...] = (),
         **defaults: Any) -> Operation:  # fmt: skip
-    numeric = tuple(p for p in parts if p not in labels)
-    return Operation(name, kind, parts, {"en": en, "ko": ko}, defaults, numeric)
+    return Operation(name, kind, parts, {"en": en, "ko": ko}, defaults, labels)
 
 
 _CORRELATION_PARTS = ("value", "p_value", "strength", "strong", "significant")

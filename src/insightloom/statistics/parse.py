@@ -62,10 +62,8 @@ class _Text:
 
     original: str
     text: str
-    used: list[tuple[int, int]] = field(default_factory=list)
 
     def take(self, start: int, end: int) -> None:
-        self.used.append((start, end))
         self.text = self.text[:start] + " " * (end - start) + self.text[end:]
 
     def find(self, pattern: str | re.Pattern[str]) -> list[re.Match[str]]:
@@ -452,8 +450,6 @@ def _build(
     group_cols = [c for c in parts.categories] + [m for m in parts.measures if by_name[m].get("role") == "category"]
     if ops.has("outliers") or ops.has("zscore_outliers"):
         op = "zscore_outliers" if ops.has("zscore_outliers") else "iqr_outliers"
-        if ops.has("iqr") or op == "iqr_outliers":
-            op = "iqr_outliers" if not ops.has("zscore_outliers") else op
         ops.drop("outliers", "zscore_outliers", "iqr", "count", "std")
         params = {"threshold": _first_number(lx.ZTHRESHOLD_RE, q)} if op == "zscore_outliers" else {
             "k": _first_number(lx.IQR_FACTOR_RE, q)}  # fmt: skip
@@ -524,7 +520,7 @@ def _simple_steps(q: str, ops: _Ops, parts: _Parts, text: _Text, by_name: Mappin
             steps.append(_count_step(name, parts))
             continue
         if name in ("distinct", "missing"):
-            cols = parts.categories + parts.measures or []
+            cols = parts.categories + parts.measures
             steps += [Step(name, (c,)) for c in cols[:1]]
             continue
         cols = [c for c in parts.measures if _between(c, text, pos, nxt)] or parts.measures

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 #: The comparison operators a filter may use.
@@ -124,7 +124,6 @@ class StatRequest:
     view: str | None = None
     language: str = "en"
     part_decimals: tuple[tuple[str, int], ...] = ()
-    notes: tuple[str, ...] = field(default=(), compare=False)
 
     def decimals_for(self, part: str) -> int | None:
         """The rounding asked for one part ("the slope to 3 decimals, the intercept to 2"), else the request's."""

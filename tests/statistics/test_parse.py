@@ -82,3 +82,21 @@ def test_refusals_name_what_is_missing(question: str, kind: str, named: str) -> 
 
 def test_a_question_without_a_statistic_is_left_to_retrieval() -> None:
     assert parse_question("Summarise the report for me", PROFILE) is None
+
+
+def test_a_group_extreme_without_a_measure_or_a_count_word_is_left_to_the_report() -> None:
+    assert parse_question("Which origin sells the most?", PROFILE) is None
+    got = _request("Which origin has the highest number of rows?")
+    assert got["steps"][0]["params"] == {"agg": "count"} and got["steps"][0]["columns"] == []
+
+
+def test_a_stored_rate_compared_across_groups_is_left_to_the_report() -> None:
+    table = {
+        **PROFILE["tables"][0],
+        "rate_pairs": [{"key": "roas", "label": "ROAS", "numerator": "revenue", "denominator": "cost", "scale": 1.0}],
+    }
+    table["columns"] = [*table["columns"], {"name": "ROAS", "dtype": "float64", "role": "rate", "distinct": 200}]
+    profile = {"tables": [table]}
+    assert parse_question("Which origin has the highest ROAS?", profile) is None
+    mean = parse_question("Which origin has the highest average ROAS?", profile)
+    assert isinstance(mean, StatRequest) and mean.steps[0].param("agg") == "mean"  # asked for: the rows' mean

@@ -106,6 +106,19 @@ def _display(calc: Mapping[str, Any], decimals: int | None, shown: str | None) -
     return shown if shown is not None else str(value)
 
 
+def _group_value(
+    step: Step, filters: Sequence[Filter], name: str, calcs: Sequence[Mapping[str, Any]]
+) -> Mapping[str, Any] | None:
+    """A group extreme's value held as its group's own figure: the top region's total is the total of
+    ``Region = West``, which a breakdown records once (an average, a total, a median, a max or a min)."""
+    agg = str(ops.params_of(step).get("agg", ""))
+    if not name or step.group is None or agg not in ("mean", "sum", "median", "max", "min"):
+        return None
+    own = Step(agg, step.columns)
+    scoped = [*filters, Filter(step.group, "=", name)]
+    return next((c for c in reversed(calcs) if basis_matches(c["basis"], own, scoped, "value")), None)
+
+
 def match_request(request: StatRequest, calcs: Sequence[Mapping[str, Any]], verified: Mapping[str, str]) -> Matched:
     """The verified calculations answering every part ``request`` asks for.
 
@@ -121,6 +134,8 @@ def match_request(request: StatRequest, calcs: Sequence[Mapping[str, Any]], veri
         for part in _needed(step):
             calc = next((c for c in reversed(with_basis) if basis_matches(c["basis"], step, request.filters, part)),
                         None)  # fmt: skip
+            if calc is None and part == "value" and "group" in parts:
+                calc = _group_value(step, request.filters, parts.get("label:group", ""), with_basis)
             if calc is None:
                 found.missing.append(f"{describe_step(step, request.filters)}" + (f" ({part})" if part != "value"
                                                                                     else ""))  # fmt: skip

@@ -608,14 +608,22 @@ def _group_extreme(q: str, ops: _Ops, parts: _Parts, group_cols: list[str], deci
         agg = "sum"
     elif "median" in names:
         agg = "median"
-    elif measure is None:  # "the most rows"; "the highest number of `Suicides`" is the measure's value
+    elif measure is None:  # "the most rows" counts; "sells the most" names no measure: the report's words answer
         agg = "count"
+        if "count" not in names:
+            return None
+    elif _stored_rate(measure, table):
+        return None  # a group's ROAS is its total revenue over its total cost, which the report computes
     else:
         agg = _default_agg(op, measure, group_cols[0], table)
-    if agg != "count" and measure is None:
-        return None
     step = Step(op, (measure,) if measure else (), group_cols[0], show=("group", "value")).with_params(agg=agg)
     return _request([step], parts, decimals, "name", language, table)
+
+
+def _stored_rate(column: str, table: Mapping[str, Any]) -> bool:
+    """Whether ``column`` stores a rate the profile knows as a ratio of two columns (``ROAS`` = revenue / cost)."""
+    names = {str(pair.get(k) or "").casefold() for pair in table.get("rate_pairs") or () for k in ("key", "label")}
+    return column.casefold() in names
 
 
 def _default_agg(op: str, measure: str, group: str, table: Mapping[str, Any]) -> str:

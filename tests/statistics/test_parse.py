@@ -88,6 +88,8 @@ def test_a_group_extreme_without_a_measure_or_a_count_word_is_left_to_the_report
     assert parse_question("Which origin sells the most?", PROFILE) is None
     got = _request("Which origin has the highest number of rows?")
     assert got["steps"][0]["params"] == {"agg": "count"} and got["steps"][0]["columns"] == []
+    assert _request("Which origin has the most cars?")["steps"][0]["params"] == {"agg": "count"}
+    assert parse_question("Which origin has the most sales?", PROFILE) is None
 
 
 def test_a_stored_rate_compared_across_groups_is_left_to_the_report() -> None:

@@ -169,6 +169,11 @@ LOW_RE = re.compile(
     r"\b(?:lowest|smallest|least|fewest|shortest|minimum|min|bottom|worst|lower|smaller|fewer|shorter)\b|"
     r"가장\s*(?:낮|작|적|짧)|최소|최저|제일\s*(?:낮|작|적)|더\s*(?:낮|작|적|짧)"
 )
+#: "the most customers", "the fewest runners": a count of rows (entities); "the most sales" is a measure's total.
+ENTITY_COUNT_RE = re.compile(
+    r"\b(?:most|fewest|least|(?:highest|largest|greatest|smallest|lowest)\s+number\s+of)\s+"
+    r"(?!sales\b|revenues?\b|profits?\b|earnings\b|spending\b|costs?\b|\w+'s\b)[a-z]+s\b"
+)
 WHICH_RE = re.compile(r"\bwhich\b|\bwhat\b|어느|어떤|무엇|누구|어디")
 #: Words that compare a column with a number.
 COMPARISONS: tuple[tuple[str, str], ...] = (

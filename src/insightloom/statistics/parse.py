@@ -610,7 +610,7 @@ def _group_extreme(q: str, ops: _Ops, parts: _Parts, group_cols: list[str], deci
         agg = "median"
     elif measure is None:  # "the most rows" counts; "sells the most" names no measure: the report's words answer
         agg = "count"
-        if "count" not in names:
+        if "count" not in names and not lx.ENTITY_COUNT_RE.search(q):
             return None
     elif _stored_rate(measure, table):
         return None  # a group's ROAS is its total revenue over its total cost, which the report computes

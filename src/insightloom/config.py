@@ -59,6 +59,11 @@ _SONNET_PRICE = {"input": 3.0, "output": 15.0, "cache_read": 0.30, "cache_write"
 _HAIKU_PRICE = {"input": 1.0, "output": 5.0, "cache_read": 0.10, "cache_write": 1.25}
 
 
+def default_model_id(role: str) -> str:
+    """The product's default Bedrock model id for ``role`` (a ``us.`` profile, refitted to the region at start)."""
+    return _CHEAP if role in _CHEAP_ROLES else _STRONG
+
+
 def default_pricing() -> dict[str, dict[str, float]]:
     """Bedrock on-demand list prices per model id (``fnmatch`` patterns allowed), USD per 1M tokens.
 
@@ -87,8 +92,10 @@ class AgentModelSpec:
         cache: Whether prompt caching is requested for this agent.
         params: Extra inference parameters sent as they are (only what the model accepts).
         base_url: Endpoint for OpenAI-compatible servers, Ollama or LiteLLM proxies.
-        temperature: Sampling temperature, sent only where the model family accepts it (``models.params``);
+        temperature: Sampling temperature, sent only where the model family accepts it (``models.families``);
             None leaves the provider's default.
+        thinking_tokens: Extended-thinking budget in tokens, asked for only where the family supports it (then
+            no temperature is sent, as Claude requires); 0 is off.
     """
 
     provider: str = "auto"
@@ -98,6 +105,7 @@ class AgentModelSpec:
     params: dict[str, Any] = field(default_factory=dict)
     base_url: str | None = None
     temperature: float | None = None
+    thinking_tokens: int = 0
 
 
 @dataclass
@@ -122,8 +130,9 @@ class Settings:
         max_supervisor_rounds: Times the Supervisor is called in all while plan items stay open and each round made
             progress (a tick, a new calculation or a render).
         max_tool_calls_per_turn: Tool calls one agent may make in one turn before the turn is stopped.
-        model_timeout_s: Read timeout on every hosted model call.
-        model_max_attempts: Bounded model retries.
+        model_timeout_s: Read timeout on every hosted model call (a long report section streams for minutes).
+        model_max_attempts: Attempts per model call, all made by the provider's client (botocore's adaptive mode
+            for Bedrock); Strands' agent loop adds none (``insightloom.models.retries``).
         max_model_calls: Per-job ceiling on model calls, all agents together.
         max_total_tokens: Per-job ceiling on tokens (input, output, cache read and cache write).
         max_cost_usd: Per-job ceiling on the estimated cost from ``pricing``.
@@ -160,8 +169,8 @@ class Settings:
     min_verified_numbers: int = 3
     max_supervisor_rounds: int = 4
     max_tool_calls_per_turn: int = 100
-    model_timeout_s: float = 300.0
-    model_max_attempts: int = 3
+    model_timeout_s: float = 900.0
+    model_max_attempts: int = 50
     max_model_calls: int = 500
     max_total_tokens: int = 5_000_000
     max_cost_usd: float = 25.0
@@ -184,7 +193,7 @@ class Settings:
         for role in ROLES:
             if role not in self.agents:
                 self.agents[role] = AgentModelSpec(
-                    model_id=_CHEAP if role in _CHEAP_ROLES else _STRONG,
+                    model_id=default_model_id(role),
                     max_tokens=_DEFAULT_MAX_TOKENS[role],
                     temperature=0.0 if role in _DETERMINISTIC_ROLES else None,
                 )
@@ -254,6 +263,17 @@ def _agent_spec(role: str, raw: Any, source: str) -> AgentModelSpec:
         raise ConfigError(
             f"agents.{role}.temperature in {source} must be a number or null.",
             "e.g. temperature: 0, or null for the model's default",
+        )
+    thinking = spec.thinking_tokens
+    if isinstance(thinking, bool) or not isinstance(thinking, int) or thinking < 0 or 0 < thinking < 1024:
+        raise ConfigError(
+            f"agents.{role}.thinking_tokens in {source} must be 0 (off) or at least 1024 (Claude's smallest budget).",
+            "e.g. thinking_tokens: 4000 for the planner, or 0",
+        )
+    if thinking >= spec.max_tokens:
+        raise ConfigError(
+            f"agents.{role}.thinking_tokens in {source} ({thinking}) must be below its max_tokens ({spec.max_tokens}).",
+            f"raise agents.{role}.max_tokens or lower thinking_tokens",
         )
     return spec
 
@@ -553,10 +573,11 @@ def resolve_auto_provider(
     Raises:
         ConfigError: A deployment mode, ``auto`` and no credentials configured (exit 2).
     """
-    resolved, banner, reason = _resolve_provider(settings, dict(os.environ if env is None else env), deployment)
+    environ = dict(os.environ if env is None else env)
+    resolved, banner, reason = _resolve_provider(settings, environ, deployment)
     if deployment:
         logger.info("%s", reason)
-    return resolved, banner
+    return _fit_regions(resolved, environ), banner
 
 
 def deployment_settings(settings: Settings, mode: str, env: dict[str, str] | None = None) -> Settings:
@@ -570,9 +591,17 @@ def deployment_settings(settings: Settings, mode: str, env: dict[str, str] | Non
     Raises:
         ConfigError: ``auto`` and no credentials configured (exit 2): the process must refuse to start.
     """
-    resolved, _, reason = _resolve_provider(settings, dict(os.environ if env is None else env), mode)
+    environ = dict(os.environ if env is None else env)
+    resolved, _, reason = _resolve_provider(settings, environ, mode)
     logger.info("%s", reason)  # an explicit offline choice was already warned about, once
-    return resolved
+    return _fit_regions(resolved, environ)
+
+
+def _fit_regions(settings: Settings, env: dict[str, str]) -> Settings:
+    """Every Bedrock agent's id callable from the region (``insightloom.models.regions``)."""
+    from .models.regions import with_region_profiles
+
+    return with_region_profiles(settings, env)
 
 
 _OFFLINE_BANNER = (

@@ -26,6 +26,7 @@ EventKind = Literal[
     "tool_call",
     "tool_result",
     "usage",
+    "progress",
     "plan_review_request",
     "plan_revised",
     "error",

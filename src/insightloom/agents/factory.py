@@ -14,11 +14,12 @@ history with no reduction and no summarizing, and is measured with caching on an
 
 from __future__ import annotations
 
+import functools
 import logging
 from dataclasses import dataclass
 from typing import Any
 
-from strands import Agent, ModelRetryStrategy
+from strands import Agent
 from strands.agent.conversation_manager import NullConversationManager, SummarizingConversationManager
 from strands.models import Model
 from strands.tools.executors import SequentialToolExecutor
@@ -26,6 +27,7 @@ from strands.types.content import SystemContentBlock
 
 from ..context.history import HistoryReducer, ReductionPolicy
 from ..models import make_model
+from ..models.retries import agent_retry_strategy
 from ..plan import parse_plan
 from ..prompting import load_prompt, split_static
 from ..runtime import JobRuntime
@@ -108,6 +110,11 @@ def open_items_note(rt: JobRuntime, shown: int = 5) -> str:
 def _model(role: str, rt: JobRuntime) -> Model:
     if role not in rt.models:  # one model object per role and job: offline caches, counters and clients are reused
         rt.models[role] = make_model(rt.settings.spec(role), role, rt.settings)
+        if rt.settings.spec(role).provider == "bedrock":
+            from ..models.bedrock import watch_throttling
+
+            notify = functools.partial(rt.job.events.emit, "progress", agent=role)
+            watch_throttling(rt.models[role], rt.settings, notify)
     return rt.models[role]
 
 
@@ -153,5 +160,5 @@ def build_agent(
         hooks=[AgentTelemetry(role, rt.job.events, rt.ledger, rt.job.path("transcripts"), prices), *policy_hooks]
         + list(hooks or []),
         tool_executor=SequentialToolExecutor(),
-        retry_strategy=ModelRetryStrategy(max_attempts=rt.settings.model_max_attempts, initial_delay=2, max_delay=30),
+        retry_strategy=agent_retry_strategy(),
     )

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from strands import Agent, ModelRetryStrategy
+from strands import Agent
 from strands.agent.conversation_manager import NullConversationManager
 from strands.hooks import AfterModelCallEvent, HookProvider, HookRegistry
 from strands.models import Model
@@ -33,6 +33,7 @@ from ..errors import BadInputError, UnsafePathError
 from ..fileio import is_regular_file, read_json
 from ..jobs import JobFolder
 from ..models import make_model
+from ..models.retries import agent_retry_strategy
 from ..report.render import DOCX_NAME, MARKDOWN_NAME
 from ..statistics.parse import UNEXPRESSED, Refusal, parse_question
 from ..statistics.request import StatRequest
@@ -304,7 +305,7 @@ def _agent(
         callback_handler=None,
         conversation_manager=NullConversationManager(),
         hooks=[meter],
-        retry_strategy=ModelRetryStrategy(max_attempts=settings.model_max_attempts, initial_delay=2, max_delay=30),
+        retry_strategy=agent_retry_strategy(),
     )
 
 

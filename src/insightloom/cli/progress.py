@@ -46,6 +46,8 @@ class ProgressPrinter:
             self._line(
                 f"[dim]tokens in={data['input_tokens']:,} out={data['output_tokens']:,} calls={data['calls']}[/dim]"
             )
+        elif event.kind == "progress":
+            self._line(f"[yellow]{data['message']}[/yellow]")
         elif event.kind == "error":
             self._line(f"[red]error: {data['message']}[/red]")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
+from collections.abc import Callable
 from typing import Any
 
 from botocore.config import Config as BotocoreConfig
@@ -15,9 +15,10 @@ from strands.types.tools import ToolSpec
 from ..config import AgentModelSpec, Settings, aws_credentials_present
 from ..context.tokens import count_request, with_margin
 from .params import inference_params
+from .regions import DEFAULT_REGION, bedrock_region
 
+__all__ = ["DEFAULT_REGION", "CountingBedrockModel", "make_bedrock"]
 logger = logging.getLogger(__name__)
-DEFAULT_REGION = "us-west-2"
 
 
 class CountingBedrockModel(BedrockModel):
@@ -67,6 +68,43 @@ class CountingBedrockModel(BedrockModel):
         return int(response["inputTokens"])
 
 
+#: Error codes botocore's retry handler treats as throttling (``botocore.retries.standard``).
+THROTTLING_CODES = frozenset({"ThrottlingException", "ServiceUnavailableException", "TooManyRequestsException"})
+#: botocore's backoff cap: a retry waits ``rand(0, 1) * min(2 ** (attempt - 1), 20)`` seconds (standard mode).
+_MAX_BACKOFF_S = 20
+
+
+def report_throttling(client: Any, max_attempts: int, on_progress: Callable[..., object]) -> None:
+    """Tell ``on_progress`` each time botocore retries a throttled Bedrock call, with the most it will wait.
+
+    botocore's adaptive mode owns the waiting (``insightloom.models.retries``); this only listens to its
+    ``needs-retry`` event, so a throttled job shows why it paused instead of looking stuck.
+    """
+
+    def notice(response: Any = None, attempts: int = 1, **_: Any) -> None:
+        parsed = response[1] if isinstance(response, tuple) and len(response) == 2 else None
+        code = (parsed or {}).get("Error", {}).get("Code") if isinstance(parsed, dict) else None
+        if code not in THROTTLING_CODES or attempts >= max_attempts:
+            return
+        wait = min(2 ** (attempts - 1), _MAX_BACKOFF_S)
+        on_progress(
+            message=f"throttled by Bedrock ({code}), retrying in up to {wait} s (attempt {attempts + 1} of "
+            f"{max_attempts})",
+            reason="throttled",
+            attempt=attempts + 1,
+            max_attempts=max_attempts,
+            wait_s=wait,
+        )
+
+    client.meta.events.register("needs-retry.bedrock-runtime", notice)
+
+
+def watch_throttling(model: Any, settings: Settings, on_progress: Callable[..., object]) -> None:
+    """:func:`report_throttling` on ``model``'s client when it is a Bedrock model (others have no botocore client)."""
+    if isinstance(model, BedrockModel):
+        report_throttling(model.client, settings.model_max_attempts, on_progress)
+
+
 def make_bedrock(spec: AgentModelSpec, settings: Settings) -> BedrockModel:
     """A Bedrock model with a read timeout and bounded retries on every call.
 
@@ -78,17 +116,18 @@ def make_bedrock(spec: AgentModelSpec, settings: Settings) -> BedrockModel:
     client_config = BotocoreConfig(
         read_timeout=settings.model_timeout_s,
         connect_timeout=10,
-        retries={"max_attempts": settings.model_max_attempts, "mode": "adaptive"},
+        retries={"total_max_attempts": settings.model_max_attempts, "mode": "adaptive"},  # the first call included
     )
     extra: dict[str, Any] = {"cache_config": CacheConfig(strategy="auto")} if spec.cache else {}
     if settings.exact_token_count and aws_credentials_present():
         extra["use_native_token_count"] = True
-    return CountingBedrockModel(
+    model = CountingBedrockModel(
         token_margin=settings.token_margin,
         model_id=spec.model_id,
         max_tokens=spec.max_tokens,
-        region_name=os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or DEFAULT_REGION,
+        region_name=bedrock_region(),
         boto_client_config=client_config,
         **extra,
         **inference_params(spec),
     )
+    return model

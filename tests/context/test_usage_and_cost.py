@@ -80,6 +80,21 @@ def test_usage_command_prints_the_table_with_cost(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "cost (USD)" in result.output and "0.0142" in result.output and "0.0123" in result.output
     assert "cache-read share 61%" in result.output  # 3000 / (1400 + 3000 + 500)
+    flat = " ".join(result.output.split())
+    offline = "estimated on Claude Sonnet 4.5 and Claude Haiku 4.5 list prices (offline run: nothing was charged)"
+    assert f"{offline}: $0.0142" in flat
+
+
+def test_a_hosted_runs_cost_names_the_models_it_was_priced_on() -> None:
+    from insightloom.telemetry.report import cost_line
+
+    ledger = UsageLedger()
+    ledger.record(CallRecord("coder", "eu.anthropic.claude-sonnet-4-5-20250929-v1:0", 10, 2, 0, 0, 1, "end_turn", 0.5))
+    ledger.record(CallRecord("tracker", "eu.anthropic.claude-haiku-4-5-20251001-v1:0", 10, 2, 0, 0, 1, "end_turn", 0.25))
+    line = cost_line(ledger.to_dict())
+    assert line == ("estimated on eu.anthropic.claude-haiku-4-5-20251001-v1:0, "
+                    "eu.anthropic.claude-sonnet-4-5-20250929-v1:0: $0.7500")  # fmt: skip
+    assert "charge" not in line
 
 
 def test_bedrock_counts_locally_with_the_claude_margin_not_chars_over_four() -> None:

@@ -89,8 +89,9 @@ def test_a_hosted_runs_cost_names_the_models_it_was_priced_on() -> None:
     from insightloom.telemetry.report import cost_line
 
     ledger = UsageLedger()
-    ledger.record(CallRecord("coder", "eu.anthropic.claude-sonnet-4-5-20250929-v1:0", 10, 2, 0, 0, 1, "end_turn", 0.5))
-    ledger.record(CallRecord("tracker", "eu.anthropic.claude-haiku-4-5-20251001-v1:0", 10, 2, 0, 0, 1, "end_turn", 0.25))
+    for role, model, cost in (("coder", "eu.anthropic.claude-sonnet-4-5-20250929-v1:0", 0.5),
+                              ("tracker", "eu.anthropic.claude-haiku-4-5-20251001-v1:0", 0.25)):  # fmt: skip
+        ledger.record(CallRecord(role, model, 10, 2, 0, 0, 1, "end_turn", cost))
     line = cost_line(ledger.to_dict())
     assert line == ("estimated on eu.anthropic.claude-haiku-4-5-20251001-v1:0, "
                     "eu.anthropic.claude-sonnet-4-5-20250929-v1:0: $0.7500")  # fmt: skip

@@ -38,7 +38,10 @@ def _text_of(result: Any) -> str:
 
 
 def refusal_of(result: Any) -> Refusal | None:
-    """The refusal in an agent's result (a Strands ``AgentResult``), or None when the turn did not refuse."""
+    """The refusal in an agent's result (a Strands ``AgentResult``), or None when the turn did not refuse (or the
+    result is no model turn at all)."""
+    if not hasattr(result, "message"):
+        return None
     text = _text_of(result)
     words = " ".join(text.split())[:_FIRST_WORDS]
     stop = str(getattr(result, "stop_reason", "") or "")

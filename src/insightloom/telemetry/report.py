@@ -40,6 +40,7 @@ def usage_table(usage: dict[str, Any]) -> Table:
         caption=(
             f"{cost_line(usage)} · cache-read share {cache_read_share(total):.0%} (list prices per model id from the "
             "config; a bill may differ)"
+            + "".join(f"\n{agent}: {note}" for agent, note in sorted((usage.get("cache_notes") or {}).items()))
         ),
     )
     rows = [*usage["agents"].items(), ("total", total)]

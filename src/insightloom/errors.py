@@ -135,6 +135,10 @@ class PlanStuck(InsightloomError):
     """The Supervisor stopped with plan items open and its last round changed nothing."""
 
 
+class ModelRefused(PlanStuck):
+    """A model refused its task (or answered nothing) twice, with plan items open."""
+
+
 class JobCancelled(InsightloomError):
     """The job was cancelled (Ctrl-C, the review prompt, or the service) while it ran."""
 

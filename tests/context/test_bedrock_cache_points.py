@@ -25,7 +25,8 @@ from insightloom.jobs import JobFolder
 from insightloom.models.bedrock import CountingBedrockModel, make_bedrock
 from insightloom.runtime import JobRuntime
 
-STATIC = "# Role\nYou check plan items off. Rules that never change between calls."
+SHORT_STATIC = "# Role\nYou check plan items off. Rules that never change between calls."
+STATIC = SHORT_STATIC + " A rule that never changes between calls." * 700  # over Haiku 4.5's 4,096-token minimum
 DYNAMIC = "## Your plan section\n<plan_section>### 1. Coder: x\n- [ ] item</plan_section>"
 PROMPT = f"{STATIC}\n<!-- dynamic -->\n{DYNAMIC}\n"
 
@@ -46,9 +47,9 @@ def runtime(tmp_path: Path) -> JobRuntime:
     return JobRuntime.create(JobFolder.create(tmp_path / "artifacts"), settings, "req", "en")
 
 
-def capture_request(tmp_path: Path, role: str) -> dict[str, Any]:
-    rt = runtime(tmp_path)
-    agent = build_agent(role, rt, PROMPT, [update_plan])
+def capture_request(tmp_path: Path, role: str, prompt: str = PROMPT, rt: JobRuntime | None = None) -> dict[str, Any]:
+    rt = rt or runtime(tmp_path)
+    agent = build_agent(role, rt, prompt, [update_plan])
     model = agent.model
     assert isinstance(model, CountingBedrockModel)
     session = boto3.Session(aws_access_key_id="AKIDFAKE", aws_secret_access_key="fake", region_name="us-west-2")
@@ -85,6 +86,15 @@ def test_cached_agent_sends_static_prompt_a_cache_point_then_the_per_call_part(t
     assert cache_points(request) == ["system[1]", f"messages[{len(request['messages']) - 1}][1]"]
     # Only what the config names, no stop sequences; the Tracker copies formats, so temperature 0.
     assert request["inferenceConfig"] == {"maxTokens": 1024, "temperature": 0.0}
+
+
+def test_a_system_cache_point_below_the_models_minimum_is_not_sent_and_the_usage_says_why(tmp_path: Path) -> None:
+    rt = runtime(tmp_path)
+    request = capture_request(tmp_path, "tracker", f"{SHORT_STATIC}\n<!-- dynamic -->\n{DYNAMIC}\n", rt)
+    assert request["system"] == [{"text": f"{SHORT_STATIC}\n\n{DYNAMIC}\n"}]
+    assert cache_points(request) == [f"messages[{len(request['messages']) - 1}][1]"]  # a longer prefix may cache
+    note = rt.ledger.to_dict()["cache_notes"]["tracker"]
+    assert "below the 4,096-token minimum of us.anthropic.claude-haiku-4-5" in note and "billed as input" in note
 
 
 def test_uncached_agent_sends_one_system_text_and_no_cache_point(tmp_path: Path) -> None:

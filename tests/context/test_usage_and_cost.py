@@ -20,7 +20,7 @@ from insightloom.telemetry.pricing import PriceTable
 from insightloom.telemetry.usage import CallRecord, UsageLedger
 from repo_paths import load_contract
 
-RULES = "Rules of the agent that never change. " * 300  # well over Sonnet's 1,024-token minimum
+RULES = "Rules of the agent that never change. " * 700  # over Haiku 4.5's 4,096-token minimum
 
 
 def offline_runtime(tmp_path: Path, **settings: object) -> JobRuntime:
@@ -36,8 +36,8 @@ def test_offline_calls_are_recorded_with_cache_reads_writes_and_cost(tmp_path: P
     calls = rt.ledger.calls()
     assert [c.agent for c in calls] == ["coordinator", "coordinator"]
     first, second = calls
-    assert first.cache_read_tokens == 0 and first.cache_write_tokens > 1024
-    assert second.cache_read_tokens >= 1024 and second.model_id == "offline-coordinator"
+    assert first.cache_read_tokens == 0 and first.cache_write_tokens > 4096
+    assert second.cache_read_tokens >= 4096 and second.model_id == "offline-coordinator"
     assert all(c.stop_reason == "end_turn" and c.latency_ms >= 0 and c.cost_usd > 0 for c in calls)
     prices = PriceTable(rt.settings.pricing)
     haiku, sonnet = prices.price("offline-coordinator"), prices.price("offline-coder")
@@ -80,6 +80,22 @@ def test_usage_command_prints_the_table_with_cost(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "cost (USD)" in result.output and "0.0142" in result.output and "0.0123" in result.output
     assert "cache-read share 61%" in result.output  # 3000 / (1400 + 3000 + 500)
+    flat = " ".join(result.output.split())
+    offline = "estimated on Claude Sonnet 4.5 and Claude Haiku 4.5 list prices (offline run: nothing was charged)"
+    assert f"{offline}: $0.0142" in flat
+
+
+def test_a_hosted_runs_cost_names_the_models_it_was_priced_on() -> None:
+    from insightloom.telemetry.report import cost_line
+
+    ledger = UsageLedger()
+    for role, model, cost in (("coder", "eu.anthropic.claude-sonnet-4-5-20250929-v1:0", 0.5),
+                              ("tracker", "eu.anthropic.claude-haiku-4-5-20251001-v1:0", 0.25)):  # fmt: skip
+        ledger.record(CallRecord(role, model, 10, 2, 0, 0, 1, "end_turn", cost))
+    line = cost_line(ledger.to_dict())
+    assert line == ("estimated on eu.anthropic.claude-haiku-4-5-20251001-v1:0, "
+                    "eu.anthropic.claude-sonnet-4-5-20250929-v1:0: $0.7500")  # fmt: skip
+    assert "charge" not in line
 
 
 def test_bedrock_counts_locally_with_the_claude_margin_not_chars_over_four() -> None:
@@ -90,3 +106,20 @@ def test_bedrock_counts_locally_with_the_claude_margin_not_chars_over_four() -> 
     assert asyncio.run(model.count_tokens(messages)) == -(-local * 12 // 10)  # ceil(local * 1.2)
     assert "use_native_token_count" not in model.config  # no credentials here: no CountTokens call
     assert model.context_window_limit == 200_000
+
+
+def test_offline_caching_follows_each_roles_configured_model_minimum(tmp_path: Path) -> None:
+    rt = offline_runtime(tmp_path)
+    rules = "Rules of the agent that never change. " * 150  # about 1,100 tokens: Sonnet caches it, Haiku cannot
+    assert 1024 < count_request([], None, rules) < 4096
+    for role in ("tracker", "coder"):  # Haiku 4.5 by default, then Sonnet 4.5
+        for n in range(2):
+            build_agent(role, rt, f"{rules}\n<!-- dynamic -->\nper-call part {n}\n")("hello")
+    tracker = [c for c in rt.ledger.calls() if c.agent == "tracker"]
+    coder = [c for c in rt.ledger.calls() if c.agent == "coder"]
+    assert all(c.cache_read_tokens == 0 and c.cache_write_tokens == 0 for c in tracker)
+    assert coder[1].cache_read_tokens > 1024
+    usage = json.loads(rt.job.path("usage.json").read_text(encoding="utf-8"))
+    assert "4,096-token minimum of us.anthropic.claude-haiku-4-5" in usage["cache_notes"]["tracker"]
+    assert "coder" not in usage["cache_notes"]
+    jsonschema.validate(usage, load_contract("usage"))

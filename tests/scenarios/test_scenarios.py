@@ -336,6 +336,26 @@ def test_8_a_supervisor_that_gives_up_at_once_fails_naming_the_open_items(scenar
     assert_outcome(run, "failed", reason="Profile the data")
 
 
+def test_8_a_supervisor_that_refuses_once_is_asked_again_with_the_open_items_and_completes(scenario) -> None:
+    run = scenario({"supervisor": at_calls({1: Reply(text="I'm sorry, but I can't help with that request.")})})
+    assert_outcome(run, "completed")
+    second = run.models["supervisor"].seen[1]
+    assert "open item(s)" in json.dumps(second.messages) and "Profile the data" in json.dumps(second.messages)
+
+
+def test_8_a_supervisor_that_refuses_twice_fails_saying_the_model_refused(scenario) -> None:
+    refusal = "I'm sorry, but I can't help with analysing this data set for you today."
+    run = scenario({"supervisor": lambda n, conv, brain: Reply(text=refusal)})
+    assert_outcome(run, "failed", reason="The Supervisor model refused the task twice")
+    assert refusal[:60] in (run.outcome.error or "") and "Profile the data" in (run.outcome.error or "")
+    assert len(run.models["supervisor"].seen) == 2  # asked once more, then stopped
+
+
+def test_8_an_empty_first_supervisor_turn_is_asked_again(scenario) -> None:
+    run = scenario({"supervisor": at_calls({1: Reply(text="")})})
+    assert_outcome(run, "completed")
+
+
 # --- 9. smaller slips -----------------------------------------------------------------------------------------------
 
 

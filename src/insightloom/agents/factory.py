@@ -14,6 +14,7 @@ history with no reduction and no summarizing, and is measured with caching on an
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 from dataclasses import dataclass
@@ -21,11 +22,12 @@ from typing import Any
 
 from strands import Agent
 from strands.agent.conversation_manager import NullConversationManager, SummarizingConversationManager
-from strands.models import Model
+from strands.models import CacheConfig, Model
 from strands.tools.executors import SequentialToolExecutor
 from strands.types.content import SystemContentBlock
 
 from ..context.history import HistoryReducer, ReductionPolicy
+from ..context.prompt_cache import static_prefix_note
 from ..models import make_model
 from ..models.retries import agent_retry_strategy
 from ..plan import parse_plan
@@ -83,6 +85,17 @@ def system_prompt_for(prompt: str, cache: bool) -> str | list[SystemContentBlock
     if dynamic:
         blocks.append({"text": dynamic})
     return blocks
+
+
+def _withhold_system_point(model: Model) -> None:
+    """No automatic cache point at the end of the system prompt: Strands' ``system_prompt_ttl=False`` on Bedrock,
+    the same switch on the offline model's simulation."""
+    config = model.get_config()
+    cache_config = config.get("cache_config") if isinstance(config, dict) else None
+    if isinstance(cache_config, CacheConfig):
+        model.update_config(cache_config=dataclasses.replace(cache_config, system_prompt_ttl=False))
+    elif isinstance(config, dict) and "system_point" in config:  # the offline model (not imported for a check)
+        model.update_config(system_point=False)
 
 
 def _conversation_manager(role: str, rt: JobRuntime, policy: ContextPolicy) -> Any:
@@ -146,12 +159,20 @@ def build_agent(
     if role == "supervisor":
         start_wall_clock(rt)  # running time counts from here: the plan review's wait is not the job's work
     cached = policy.cache and spec.cache and spec.provider in CACHE_POINT_PROVIDERS
+    model = model or _model(role, rt)
+    if cached:
+        specs = [t.tool_spec for t in tools or [] if isinstance(getattr(t, "tool_spec", None), dict)]
+        below = static_prefix_note(split_static(system_prompt)[0], specs, spec.model_id)
+        if below is not None:  # a point Bedrock would ignore: not sent, and the bill says why
+            cached = False
+            _withhold_system_point(model)
+            rt.ledger.note_cache(role, below)
     policy_hooks: list[Any] = [CancelGuard(rt), BudgetGuard(rt), RepeatGuard(), TurnToolCap(rt)]
     if policy.reduce_history and role in REDUCTION:
         note = (lambda: open_items_note(rt)) if role == "supervisor" else None
         policy_hooks.append(HistoryReducer(REDUCTION[role], note))
     return Agent(
-        model=model or _model(role, rt),
+        model=model,
         system_prompt=system_prompt_for(system_prompt, cached),
         tools=tools or [],
         name=role,

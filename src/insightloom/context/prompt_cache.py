@@ -23,11 +23,12 @@ import hashlib
 import logging
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ..errors import ModelError
-from .tokens import RequestBlock
+from .tokens import RequestBlock, count_request
 
 logger = logging.getLogger(__name__)
 
@@ -35,14 +36,18 @@ CACHE_TTL_SECONDS = 300.0
 MAX_CACHE_POINTS = 4
 LOOKBACK_BLOCKS = 20
 #: Minimum cacheable prefix per model family (substring of the model id → tokens); the first match wins.
+#: Anthropic, "Prompt caching": 4,096 for Opus 4.5 and Haiku 4.5, 2,048 for Haiku 3.5 and 3, 1,024 for the rest.
+#: An offline model is simulated at its role's configured model id (``OfflineModel(priced_as=...)``); a bare
+#: ``offline-<role>`` id (tests, the ablation's naive brain) is simulated like Claude Sonnet.
 MIN_CACHEABLE_TOKENS: tuple[tuple[str, int], ...] = (
     ("claude-haiku-4-5", 4096),
     ("claude-opus-4-5", 4096),
     ("claude-3-5-haiku", 2048),
+    ("claude-3-haiku", 2048),
     ("claude-sonnet-4-5", 1024),
     ("claude-sonnet-4", 1024),
     ("claude-3-7-sonnet", 1024),
-    ("offline-", 1024),  # offline runs are priced and cached like Claude Sonnet
+    ("offline-", 1024),
 )
 DEFAULT_MIN_CACHEABLE = 1024
 
@@ -51,6 +56,22 @@ def min_cacheable_tokens(model_id: str) -> int:
     """The minimum prefix length a cache point needs for ``model_id``."""
     lowered = model_id.lower()
     return next((tokens for key, tokens in MIN_CACHEABLE_TOKENS if key in lowered), DEFAULT_MIN_CACHEABLE)
+
+
+def static_prefix_note(static: str, tool_specs: Sequence[Mapping[str, Any]], model_id: str) -> str | None:
+    """Why a system cache point after ``static`` can never cache for ``model_id``, or None when it can.
+
+    The prefix up to that point is the tool specs and the static system text (request order); below the model's
+    minimum Bedrock ignores the point and bills the prefix as input, so the point is not sent.
+    """
+    tokens = count_request([], list(tool_specs), static)
+    minimum = min_cacheable_tokens(model_id)
+    if tokens >= minimum:
+        return None
+    return (
+        f"static prompt and tools {tokens:,} tokens, below the {minimum:,}-token minimum of {model_id}: no system "
+        "cache point is sent and the prefix is billed as input (a longer prefix at the last message may still cache)"
+    )
 
 
 @dataclass(frozen=True)
@@ -67,13 +88,14 @@ class CacheUsage:
         return self.input_tokens + self.cache_read_tokens + self.cache_write_tokens
 
 
-def _auto_points(blocks: Sequence[RequestBlock]) -> set[int]:
-    """Where the automatic strategy adds points, as positions in the list of content blocks (markers removed)."""
+def _auto_points(blocks: Sequence[RequestBlock], system_point: bool = True) -> set[int]:
+    """Where the automatic strategy adds points, as positions in the list of content blocks (markers removed);
+    without ``system_point`` (Strands' ``CacheConfig(system_prompt_ttl=False)``) none at the system prompt's end."""
     content = [b for b in blocks if not b.cache_point]
     points: set[int] = set()
     has_system_point = any(b.cache_point and b.section == "system" for b in blocks)
     system_end = max((i + 1 for i, b in enumerate(content) if b.section == "system"), default=0)
-    if system_end and not has_system_point:
+    if system_end and system_point and not has_system_point:
         points.add(system_end)
     last_user_start = max((i for i, b in enumerate(content) if b.section == "user" and b.starts_message), default=-1)
     if last_user_start >= 0:
@@ -109,19 +131,20 @@ class PrefixCache:
         self._expiry: dict[str, float] = {}
         self._lock = threading.Lock()
 
-    def account(self, blocks: Sequence[RequestBlock], *, auto: bool) -> CacheUsage:
+    def account(self, blocks: Sequence[RequestBlock], *, auto: bool, system_point: bool = True) -> CacheUsage:
         """Bill one request: read what an earlier request cached, write what this one newly caches.
 
         Args:
             blocks: The request in processing order, cache-point markers included.
             auto: Whether the automatic strategy adds its points (the agent asked for caching).
+            system_point: Whether that strategy adds one at the end of the system prompt.
 
         Raises:
             ModelError: More than four cache points, which Bedrock rejects.
         """
         content = [b for b in blocks if not b.cache_point]
         positions, hashes = self._prefixes(content)
-        points = self._explicit_points(blocks) | (_auto_points(blocks) if auto else set())
+        points = self._explicit_points(blocks) | (_auto_points(blocks, system_point) if auto else set())
         points.discard(0)
         if len(points) > MAX_CACHE_POINTS:
             raise ModelError(

@@ -33,7 +33,7 @@ def make_model(spec: AgentModelSpec, role: str, settings: Settings) -> Model:
     if provider == "offline":
         from .offline import OfflineModel
 
-        return OfflineModel(role=role, max_tokens=spec.max_tokens, cache=spec.cache)
+        return OfflineModel(role=role, max_tokens=spec.max_tokens, cache=spec.cache, priced_as=spec.model_id)
     if provider == "bedrock":
         from .bedrock import make_bedrock
 

@@ -16,6 +16,19 @@ def cache_read_share(values: dict[str, Any]) -> float:
     return values["cache_read_tokens"] / sent if sent else 0.0
 
 
+#: What an offline run's ``offline-<role>`` ids are priced as (``config.default_pricing``).
+_OFFLINE_PRICED_AS = "Claude Sonnet 4.5 and Claude Haiku 4.5 list prices (offline run: nothing was charged)"
+
+
+def cost_line(usage: dict[str, Any]) -> str:
+    """``estimated on <models>: $X``: the models whose prices gave the figure, never worded as a charge."""
+    models = sorted({str(c.get("model_id") or "") for c in usage.get("model_calls") or []} - {""})
+    offline = [m for m in models if m.startswith("offline-")]
+    hosted = [m for m in models if not m.startswith("offline-")]
+    named = ", ".join(hosted + ([_OFFLINE_PRICED_AS] if offline else [])) or "no model call"
+    return f"estimated on {named}: ${usage['total']['cost_usd']:.4f}"
+
+
 def usage_table(usage: dict[str, Any]) -> Table:
     """A rich table of ``usage.json``: one row per agent, a total row, and the cache-read share and cost below."""
     headers = [_HEADERS.get(c, c.replace("_tokens", "").replace("_", " ")) for c in COLUMNS]
@@ -25,8 +38,9 @@ def usage_table(usage: dict[str, Any]) -> Table:
         *headers,
         title="Usage",
         caption=(
-            f"estimated cost ${total['cost_usd']:.4f} · cache-read share {cache_read_share(total):.0%} "
-            "(prices per model id from the config; offline runs are priced like Claude Sonnet 4.5)"
+            f"{cost_line(usage)} · cache-read share {cache_read_share(total):.0%} (list prices per model id from the "
+            "config; a bill may differ)"
+            + "".join(f"\n{agent}: {note}" for agent, note in sorted((usage.get("cache_notes") or {}).items()))
         ),
     )
     rows = [*usage["agents"].items(), ("total", total)]

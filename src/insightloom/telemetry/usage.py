@@ -82,6 +82,7 @@ class UsageLedger:
         self._agents = {role: AgentUsage() for role in ROLES}
         self._calls: list[CallRecord] = []
         self.extra: dict[str, Any] = {}  # sections others own (``ask``), kept as they are when the ledger saves
+        self.cache_notes: dict[str, str] = {}  # agent -> why its prompt is billed as input rather than cached
 
     @classmethod
     def load(cls, path: Path) -> UsageLedger:
@@ -96,7 +97,13 @@ class UsageLedger:
                 CallRecord(**{k: v for k, v in c.items() if k in names}) for c in data.get("model_calls", [])
             ]
             ledger.extra = {k: v for k, v in data.items() if k in KEPT_SECTIONS}
+            ledger.cache_notes = {str(k): str(v) for k, v in (data.get("cache_notes") or {}).items()}
         return ledger
+
+    def note_cache(self, role: str, note: str) -> None:
+        """Say, in ``usage.json``, why an agent's prompt is billed as input (a prefix below its model's minimum)."""
+        with self._lock:
+            self.cache_notes[role] = note
 
     def add(self, role: str, usage: AgentUsage) -> None:
         with self._lock:
@@ -137,6 +144,7 @@ class UsageLedger:
             "total": asdict(total),
             "cache_read_share": round(total.cache_read_share, 4),
             "model_calls": calls,
+            **({"cache_notes": dict(self.cache_notes)} if self.cache_notes else {}),
             **self.extra,
         }
 

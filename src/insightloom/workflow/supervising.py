@@ -4,7 +4,9 @@ A real model sometimes ends its turn with text while items are still open ("I ha
 call would then fail a job that was moving. So after each round the job folder is compared with the round before:
 an item ticked or settled, a new tracked calculation or a new render counts as progress and earns another round,
 with a short message naming the open items. A round that changed nothing ends the job ``failed``, naming the stuck
-items; ``max_supervisor_rounds`` bounds the whole.
+items; ``max_supervisor_rounds`` bounds the whole. A round that changed nothing because the model refused (or said
+nothing) is asked once more with the open items; a second refusal fails the job saying that the model refused,
+quoting its first words (``agents.refusal``).
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..errors import InsightloomError, PlanStuck
+from ..agents.refusal import refusal_of
+from ..errors import InsightloomError, ModelRefused, PlanStuck
 from ..plan import DISPLAY, parse_plan
 from ..runtime import JobRuntime
 from ..validation.jobfiles import load_calculations
@@ -82,12 +85,29 @@ def run_rounds(rt: JobRuntime, call: Callable[[str], object]) -> int:
     """
     limit = rt.settings.max_supervisor_rounds
     task = FIRST_TASK
+    reprompted = False
     for round_no in range(1, limit + 1):
         before = snapshot(rt)
-        call(task)
+        result = call(task)
         items = parse_plan(rt.state.full_plan).open_items()
         if not items:
             return round_no
+        refused = refusal_of(result) if snapshot(rt) == before else None
+        if refused is not None and not reprompted:
+            logger.warning("job %s: the Supervisor's turn read as a refusal (%s); asking once more", rt.job.id,
+                           refused.why)  # fmt: skip
+            reprompted = True
+            task = next_task(items)
+            continue
+        if refused is not None:
+            quoted = f": “{refused.first_words}”" if refused.first_words else ""
+            raise ModelRefused(
+                f"The Supervisor model refused the task twice ({refused.why}){quoted}; {len(items)} plan item(s) "
+                "stay open: " + "; ".join(items[:_SHOWN_ITEMS]),
+                "look at transcripts/supervisor* for the whole reply; if the request or the data trip the model's "
+                "or a guardrail's policy, rephrase the request, or use another model (agents.supervisor.model_id), "
+                "then `insightloom resume`.",
+            )
         if snapshot(rt) == before:
             raise PlanStuck(
                 f"The Supervisor stopped with {len(items)} plan item(s) open and its last round changed nothing: "

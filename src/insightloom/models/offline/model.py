@@ -36,6 +36,7 @@ class OfflineConfig(TypedDict, total=False):
     role: str
     max_tokens: int
     cache: bool
+    system_point: bool
     context_window_limit: int
 
 
@@ -48,6 +49,8 @@ class OfflineModel(Model):
         cache: Whether the agent asked for prompt caching: the automatic strategy's cache points are then simulated
             (explicit ``cachePoint`` blocks are honoured either way, as Bedrock does).
         brain: Decides the replies instead of the role's own brain (the ablation's naive single agent).
+        priced_as: The hosted model id the role is configured with: its cache rules (minimum cacheable prefix) are
+            the ones simulated, so a Haiku role's short prefix is billed as input as Bedrock would bill it.
     """
 
     def __init__(
@@ -57,16 +60,18 @@ class OfflineModel(Model):
         max_tokens: int = 4096,
         cache: bool = False,
         brain: Callable[[Conversation], Reply] | None = None,
+        priced_as: str | None = None,
     ) -> None:
         self.config: OfflineConfig = {
             "model_id": f"offline-{role}",
             "role": role,
             "max_tokens": max_tokens,
             "cache": cache,
+            "system_point": True,
             "context_window_limit": CONTEXT_WINDOW,
         }
         self.brain = brain
-        self.prompt_cache = PrefixCache(self.config["model_id"])
+        self.prompt_cache = PrefixCache(priced_as or self.config["model_id"])
         self._calls = 0
         #: Summarization calls answered (the conversation manager's, which bypass the agent's hooks).
         self.summarizations = 0
@@ -108,7 +113,9 @@ class OfflineModel(Model):
         blocks = request_blocks(messages, tool_specs, system_prompt, content)
         self._check_window(blocks)
         # Billed before the reply is decided, as a hosted model bills the request it received.
-        billed = self.prompt_cache.account(blocks, auto=bool(self.config["cache"]))
+        billed = self.prompt_cache.account(
+            blocks, auto=bool(self.config["cache"]), system_point=self.config["system_point"]
+        )
         conversation = Conversation(system_prompt or "", messages, {spec["name"] for spec in tool_specs or []})
         self.summarizations += is_summarization(conversation)
         reply = self.brain(conversation) if self.brain else respond(self.config["role"], conversation)

@@ -32,7 +32,7 @@ ROLES: tuple[str, ...] = (
     "auditor",
 )
 TOOL_AGENT_ROLES: tuple[str, ...] = ("coder", "validator", "reporter", "tracker", "auditor")
-PROVIDERS: tuple[str, ...] = ("auto", "bedrock", "openai", "ollama", "anthropic", "litellm", "offline")
+PROVIDERS: tuple[str, ...] = ("auto", "bedrock", "openai", "ollama", "anthropic", "litellm", "offline", "replay")
 
 _STRONG = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
 _CHEAP = "us.anthropic.claude-haiku-4-5-20251001-v1:0"
@@ -153,6 +153,8 @@ class Settings:
         ask_embedder_url: The OpenAI-compatible endpoint's base URL; None is OpenAI's own
             (``INSIGHTLOOM_ASK_EMBEDDER_URL``).
         ask_alpha: The dense share of the hybrid retrieval score, ``alpha * dense + (1 - alpha) * bm25``, 0..1.
+        record_model_io: Write every model request and response to ``transcripts/model_io.jsonl`` (``--record``).
+        replay_from: The ``model_io.jsonl`` the ``replay`` provider answers from (``--replay-from``).
     """
 
     provider: str = "auto"
@@ -187,6 +189,8 @@ class Settings:
     ask_embedder: str | None = None
     ask_embedder_url: str | None = None
     ask_alpha: float = 0.5
+    record_model_io: bool = False
+    replay_from: str | None = None
     source: str | None = None
 
     def __post_init__(self) -> None:
@@ -308,9 +312,10 @@ def _check_limits(raw: dict[str, Any], source: str) -> None:
             f"min_verified_numbers in {source} must be a whole number of 0 or more, not {minimum!r}.",
             "e.g. min_verified_numbers: 3",
         )
-    flag = raw.get("exact_token_count")
-    if flag is not None and not isinstance(flag, bool):
-        raise ConfigError(f"exact_token_count in {source} must be true or false.", "e.g. exact_token_count: true")
+    for key in ("exact_token_count", "record_model_io"):
+        flag = raw.get(key)
+        if flag is not None and not isinstance(flag, bool):
+            raise ConfigError(f"{key} in {source} must be true or false.", f"e.g. {key}: true")
     _check_ask_retrieval(raw.get("ask_alpha"), raw.get("ask_embedder"), source)
 
 

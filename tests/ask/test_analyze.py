@@ -6,6 +6,7 @@ import json
 import shutil
 import tempfile
 from pathlib import Path
+from types import SimpleNamespace
 
 import pandas as pd
 import pytest
@@ -335,6 +336,28 @@ def test_the_scratch_copy_is_a_fresh_temp_folder_with_the_jobs_files_removed_aft
     wanted += [job / name for name in analyze.COPIED_FILES]
     assert seen["files"] == {p.relative_to(job).as_posix(): p.read_bytes() for p in wanted}
     assert list(temp_root.iterdir()) == []  # removed, though the Coder left the follow-up normally
+
+
+def test_the_follow_ups_script_server_is_stopped_when_its_coder_ends(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import insightloom.agents as agents
+    from insightloom.execution import get_runner
+
+    runner = get_runner(offline().runner)
+    released: list[Path] = []
+    monkeypatch.setattr(runner, "release", released.append)
+
+    def crashing_coder(role, rt, task):  # type: ignore[no-untyped-def]
+        raise RuntimeError("the coder crashed")
+
+    monkeypatch.setattr(agents, "run_tool_agent", crashing_coder)
+    scratch = SimpleNamespace(settings=offline(), root=tmp_path)
+    with pytest.raises(RuntimeError, match="crashed"):
+        analyze.run_coder(scratch, "task")  # type: ignore[arg-type]
+    monkeypatch.setattr(agents, "run_tool_agent", lambda role, rt, task: "done")
+    assert analyze.run_coder(scratch, "task") == ""  # type: ignore[arg-type]
+    assert released == [tmp_path, tmp_path]  # stopped after a crash and after a normal end
 
 
 @pytest.mark.e2e

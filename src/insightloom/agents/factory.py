@@ -73,7 +73,7 @@ class ContextPolicy:
 ENGINEERED = ContextPolicy()
 CACHE_POINT: SystemContentBlock = {"cachePoint": {"type": "default"}}
 #: Providers that honour a cachePoint block (offline simulates Bedrock); the others get one plain string.
-CACHE_POINT_PROVIDERS = frozenset({"bedrock", "anthropic", "offline"})
+CACHE_POINT_PROVIDERS = frozenset({"bedrock", "anthropic", "offline", "replay"})
 
 
 def system_prompt_for(prompt: str, cache: bool) -> str | list[SystemContentBlock]:
@@ -128,6 +128,17 @@ def _model(role: str, rt: JobRuntime) -> Model:
 
             notify = functools.partial(rt.job.events.emit, "progress", agent=role)
             watch_throttling(rt.models[role], rt.settings, notify)
+        if rt.settings.spec(role).provider == "replay":
+            from ..models.model_io import ReplayModel
+
+            replay = rt.models[role]
+            if isinstance(replay, ReplayModel):  # this job's folder is normalised away like the recorded one
+                replay.job_root = str(rt.root)
+        if rt.settings.record_model_io:
+            from ..models.model_io import MODEL_IO, RecordingModel
+
+            path = rt.job.path("transcripts") / MODEL_IO
+            rt.models[role] = RecordingModel(rt.models[role], role, path, job_root=str(rt.root))
     return rt.models[role]
 
 

@@ -376,8 +376,13 @@ def scratch_runtime(
 
 
 def run_coder(rt: JobRuntime, task: str) -> str:
-    """Run the Coder on the scratch runtime; a ceiling or the cost cap stops it, and the reason is returned."""
+    """Run the Coder on the scratch runtime; a ceiling or the cost cap stops it, and the reason is returned.
+
+    The scratch copy's own script server is stopped afterwards, as a job's is when it ends: a service answering
+    follow-ups would otherwise keep one sandboxed server (about 90 MB) alive per question.
+    """
     from ..agents import run_tool_agent
+    from ..execution import get_runner
 
     try:
         run_tool_agent("coder", rt, task)
@@ -386,6 +391,8 @@ def run_coder(rt: JobRuntime, task: str) -> str:
         if isinstance(found, BudgetExceeded):
             return found.message
         raise
+    finally:
+        get_runner(rt.settings.runner).release(rt.root)
     return ""
 
 

@@ -159,11 +159,26 @@ def run(
     config: Annotated[Path | None, typer.Option(help="Config YAML (default ./insightloom.yaml).")] = None,
     quiet: Annotated[bool, typer.Option("-q", "--quiet", help="No progress output.")] = False,
     verbose: Annotated[int, typer.Option("-v", "--verbose", count=True, help="More detail (-vv for debug logs).")] = 0,
+    record: Annotated[
+        bool, typer.Option("--record", help="Write every model request and response to transcripts/model_io.jsonl.")
+    ] = False,
+    replay_from: Annotated[
+        Path | None, typer.Option(help="Re-run a recorded job from its model_io.jsonl (the replay provider).")
+    ] = None,
 ) -> None:
     """Analyse DATA as the request asks and write a verified, cited DOCX report."""
     _setup_logging(verbose, quiet)
     try:
-        settings = _settings(config, provider, max_revisions, quiet)
+        if replay_from is not None and provider not in (None, "replay"):
+            raise BadInputError(f"--replay-from answers with the recording, not with --provider {provider}.",
+                                "drop --provider, or drop --replay-from.")  # fmt: skip
+        settings = _settings(config, "replay" if replay_from else provider, max_revisions, quiet)
+        settings.record_model_io = settings.record_model_io or record
+        settings.replay_from = str(replay_from) if replay_from else settings.replay_from
+        if settings.replay_from:
+            from ..models.model_io import read_model_io
+
+            read_model_io(Path(settings.replay_from))  # a missing or foreign file stops here, before any work
         code = _run(
             data, request, settings=settings, yes=yes, job_dir=job_dir, columns=columns, quiet=quiet, verbose=verbose
         )

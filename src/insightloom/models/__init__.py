@@ -25,6 +25,7 @@ def make_model(spec: AgentModelSpec, role: str, settings: Settings) -> Model:
             is not installed.
     """
     from dataclasses import replace
+    from pathlib import Path
 
     from .model_ids import model_id_for
 
@@ -34,6 +35,15 @@ def make_model(spec: AgentModelSpec, role: str, settings: Settings) -> Model:
         from .offline import OfflineModel
 
         return OfflineModel(role=role, max_tokens=spec.max_tokens, cache=spec.cache, priced_as=spec.model_id)
+    if provider == "replay":
+        from .model_io import ReplayModel, read_model_io
+
+        if not settings.replay_from:
+            raise ConfigError(
+                "The replay provider needs the recording to answer from.",
+                "pass --replay-from <job>/transcripts/model_io.jsonl (a job run with --record).",
+            )
+        return ReplayModel(role, read_model_io(Path(settings.replay_from)))
     if provider == "bedrock":
         from .bedrock import make_bedrock
 
@@ -57,5 +67,5 @@ def make_model(spec: AgentModelSpec, role: str, settings: Settings) -> Model:
     raise ConfigError(
         f"Provider {provider!r} for the {role} agent is not resolved.",
         "use bedrock, openai, ollama, anthropic, "
-        "litellm or offline (auto is resolved from credentials before models are built).",
+        "litellm, offline or replay (auto is resolved from credentials before models are built).",
     )

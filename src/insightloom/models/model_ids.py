@@ -33,7 +33,7 @@ def model_id_for(provider: str, model_id: str, role: str) -> str:
         ConfigError: ``provider`` cannot serve the Bedrock model (OpenAI-compatible servers, Ollama).
     """
     match = _BEDROCK_ID_RE.match(model_id)
-    if match is None or provider in ("bedrock", "auto", "offline"):
+    if match is None or provider in ("bedrock", "auto", "offline", "replay"):
         return model_id
     if provider == "litellm":
         return _LITELLM_BEDROCK + model_id  # LiteLLM routes Bedrock ids with this prefix

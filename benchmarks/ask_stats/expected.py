@@ -1,6 +1,7 @@
 """Expected answers of the ask statistics benchmark, computed independently of the product with pandas and SciPy.
 
 Usage: python benchmarks/ask_stats/expected.py   # reads tables.json and questions.json, writes expected.json
+       python benchmarks/ask_stats/expected.py --dir benchmarks/ask_stats/second   # the same for another set's folder
 
 Nothing here imports ``insightloom``: the expected answers come from the data alone, by the rules below. They are
 the documented rules the product's answers must follow too.
@@ -58,6 +59,7 @@ Rounding
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import io
 import json
@@ -377,13 +379,16 @@ def compute(questions: list[dict[str, Any]], tables: list[dict[str, Any]]) -> di
 
 
 def regenerate(
-    tables_path: Path = TABLES, questions_path: Path = QUESTIONS, out_path: Path = EXPECTED
+    tables_path: Path = TABLES,
+    questions_path: Path = QUESTIONS,
+    out_path: Path = EXPECTED,
+    made_by: str = "python benchmarks/ask_stats/expected.py",
 ) -> dict[str, Any]:
     """Compute every question's expected answer and write ``expected.json``."""
     tables = json.loads(tables_path.read_text(encoding="utf-8"))["tables"]
     questions = json.loads(questions_path.read_text(encoding="utf-8"))["questions"]
     body = {
-        "made_by": "python benchmarks/ask_stats/expected.py",
+        "made_by": made_by,
         "rules": "the module docstring of benchmarks/ask_stats/expected.py",
         "versions": {"pandas": pd.__version__, "numpy": np.__version__, "scipy": _scipy_version()},
         "questions": compute(questions, tables),
@@ -410,9 +415,32 @@ def table_entry(table: str, domain: str) -> dict[str, Any]:
     return entry
 
 
-def main() -> int:
-    body = regenerate()
-    print(f"wrote {len(body['questions'])} questions' expected answers to {EXPECTED}")
+def regenerate_dir(folder: Path) -> dict[str, Any]:
+    """``regenerate`` for the question set in ``folder`` (its tables.json and questions.json; writes its
+    expected.json). This module's own folder is the first set, written exactly as with no ``--dir``."""
+    folder = folder.resolve()
+    if folder == HERE:
+        return regenerate()
+    try:
+        shown = folder.relative_to(HERE.parent.parent).as_posix()
+    except ValueError:
+        shown = str(folder)
+    return regenerate(
+        folder / TABLES.name,
+        folder / QUESTIONS.name,
+        folder / EXPECTED.name,
+        made_by=f"python benchmarks/ask_stats/expected.py --dir {shown}",
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument(
+        "--dir", type=Path, default=HERE, help="the question set's folder (tables.json, questions.json); default: here"
+    )
+    args = parser.parse_args(argv)
+    body = regenerate_dir(args.dir)
+    print(f"wrote {len(body['questions'])} questions' expected answers to {args.dir.resolve() / EXPECTED.name}")
     return 0
 
 

@@ -177,11 +177,11 @@ class ModelBrain:
             call.strands_messages(),  # type: ignore[arg-type]
             call.tool_specs or None,  # type: ignore[arg-type]
             call.system_text or None,
-            system_prompt_content=system or None,
+            system_prompt_content=system or None,  # type: ignore[arg-type]
         )
         async for event in stream:
             if "contentBlockStart" in event:
-                start = event["contentBlockStart"].get("start", {})
+                start: Mapping[str, Any] = event["contentBlockStart"].get("start") or {}
                 if "toolUse" in start:
                     current, tool_input = {"toolUse": dict(start["toolUse"])}, ""
             elif "contentBlockDelta" in event:

@@ -52,6 +52,17 @@ VIOLATIONS: dict[str, tuple[str, dict[str, Any]]] = {
         SONNET,
         _request([USER, {"role": "assistant", "content": [USE]}, {"role": "user", "content": [RESULT]}]),
     ),
+    "tools.use_id": (
+        SONNET,
+        _request(
+            [
+                USER,
+                {"role": "assistant", "content": [{"toolUse": {**USE["toolUse"], "toolUseId": "id with space"}}]},
+                {"role": "user", "content": [{"toolResult": {**RESULT["toolResult"], "toolUseId": "id with space"}}]},
+            ],
+            toolConfig={"tools": [TOOL]},
+        ),  # fmt: skip
+    ),
     "tools.config_empty": (SONNET, _request([USER], toolConfig={"tools": []})),
     "tools.name": (
         SONNET,

@@ -190,7 +190,7 @@ class ModelBrain:
                 tool_input += str(delta.get("toolUse", {}).get("input", ""))
             elif "contentBlockStop" in event and current is not None:
                 if "toolUse" in current:
-                    current["toolUse"]["input"] = json.loads(tool_input or "{}")
+                    current["toolUse"]["input"] = _tool_input(tool_input)
                 blocks.append(current)
                 current = None
             elif "messageStop" in event:
@@ -200,6 +200,15 @@ class ModelBrain:
         if current is not None:
             blocks.append(current)
         return BrainReply(blocks, stop_reason, output_tokens)
+
+
+def _tool_input(raw: str) -> Any:
+    """A streamed tool input, decoded; text that is no JSON (a model's slip) is kept as the raw string, which the
+    stream sends on unchanged, as Bedrock relays what the model wrote."""
+    try:
+        return json.loads(raw or "{}")
+    except ValueError:
+        return raw
 
 
 def _apply_delta(current: dict[str, Any] | None, delta: Mapping[str, Any]) -> dict[str, Any]:
@@ -259,9 +268,15 @@ class RoleRouter:
         return dataclasses.replace(brain(call), role=role or "")
 
 
+#: How much of a prompt's fixed opening identifies it: enough to tell the shipped prompts apart, short enough to
+#: stay clear of the parts a caller adapts (the answerer drops a tool's line when it has no tool).
+FINGERPRINT_CHARS = 200
+
+
 def _prefix(template: str) -> str:
-    """A template's text up to its first placeholder (``$name`` or ``{name}``)."""
-    return re.split(r"[$]|(?<!{){(?!{)", template, maxsplit=1)[0].strip()
+    """A template's fixed opening: its text up to its first placeholder (``$name`` or ``{name}``), at most
+    :data:`FINGERPRINT_CHARS` characters."""
+    return re.split(r"[$]|(?<!{){(?!{)", template, maxsplit=1)[0].strip()[:FINGERPRINT_CHARS]
 
 
 def _fingerprints(names: Sequence[str], prompts_dir: Path | None) -> list[tuple[str, str]]:

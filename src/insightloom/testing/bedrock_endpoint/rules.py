@@ -16,6 +16,8 @@ The rules and their sources (``RULES`` holds the same list, and docs/testing.md 
   in the next user message, and no toolResult answers a toolUse the previous turn did not make ("Expected
   toolResult blocks at messages.N.content for the following Ids", "The number of toolResult blocks ... exceeds the
   number of toolUse blocks of previous turn"); the break a summarization or history reduction leaves behind.
+- ``tools.use_id``: a ``toolUseId`` matches ``^[a-zA-Z0-9_-]{1,64}$`` (``ToolUseBlock.toolUseId`` in the Converse
+  API reference).
 - ``tools.config_missing``: a request whose history holds toolUse or toolResult blocks carries ``toolConfig``
   ("The toolConfig field must be defined when using toolUse and toolResult content blocks").
 - ``tools.config_empty``: ``toolConfig.tools`` has at least one tool (``ToolConfiguration.tools``, min 1 item, in the
@@ -49,6 +51,7 @@ __all__ = ["RULES", "Rule", "Violation", "check_request"]
 
 MAX_CACHE_POINTS = 4
 TOOL_NAME_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+TOOL_USE_ID_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
 Request = Mapping[str, Any]
 
@@ -190,6 +193,18 @@ def _orphan_result(_model: str, request: Request) -> Iterator[str]:
                 f"{', '.join(orphans)}. The number of toolResult blocks at messages.{index}.content exceeds the "
                 "number of toolUse blocks of previous turn."
             )
+
+
+def _use_id(_model: str, request: Request) -> Iterator[str]:
+    for m_index, message in enumerate(_messages(request)):
+        for index, block in enumerate(_content(message)):
+            for kind in ("toolUse", "toolResult"):
+                item = block.get(kind)
+                if isinstance(item, Mapping) and not TOOL_USE_ID_RE.match(str(item.get("toolUseId", ""))):
+                    yield (
+                        f"messages.{m_index}.content.{index}.{kind}.toolUseId {item.get('toolUseId')!r} is invalid: "
+                        "an id is 1 to 64 letters, digits, underscores and hyphens."
+                    )
 
 
 def _config_missing(_model: str, request: Request) -> Iterator[str]:
@@ -336,6 +351,7 @@ RULES: tuple[Rule, ...] = (
         _result_follows_use,
     ),
     Rule("tools.orphan_result", "no toolResult without its toolUse in the previous turn", _orphan_result),
+    Rule("tools.use_id", "toolUseId matches ^[a-zA-Z0-9_-]{1,64}$", _use_id),
     Rule("tools.config_missing", "toolConfig present when the history uses tools", _config_missing),
     Rule("tools.config_empty", "toolConfig has at least one tool", _config_empty),
     Rule("tools.name", "tool names match ^[a-zA-Z0-9_-]{1,64}$", _tool_name),

@@ -56,7 +56,9 @@ def _stream_block(index: int, block: Mapping[str, Any]) -> Iterator[tuple[str, d
         use = block["toolUse"]
         start = {"toolUse": {"toolUseId": use["toolUseId"], "name": use["name"]}}
         yield "contentBlockStart", {"start": start, "contentBlockIndex": index}
-        delta: dict[str, Any] = {"toolUse": {"input": json.dumps(use.get("input") or {}, ensure_ascii=False)}}
+        raw = use.get("input")
+        text = raw if isinstance(raw, str) else json.dumps(raw or {}, ensure_ascii=False)  # a raw string as written
+        delta: dict[str, Any] = {"toolUse": {"input": text}}
         yield "contentBlockDelta", {"delta": delta, "contentBlockIndex": index}
     elif "reasoningContent" in block:
         reasoning = block["reasoningContent"].get("reasoningText", {})

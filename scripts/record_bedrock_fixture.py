@@ -26,12 +26,11 @@ REQUEST = "Analyze this sales data and write a report"
 
 def main() -> int:
     sys.path.insert(0, str(REPO / "tests"))
-    from small_sales import write_small_sales_csv
-
     from insightloom.config import Settings
     from insightloom.models.model_io import MODEL_IO
     from insightloom.testing.bedrock_endpoint import BedrockEndpoint, offline_router
     from insightloom.workflow import AutoApprove, JobOptions, run_job
+    from small_sales import write_small_sales_csv
 
     with tempfile.TemporaryDirectory(prefix="insightloom-fixture-") as tmp:
         root = Path(tmp)

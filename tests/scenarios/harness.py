@@ -19,7 +19,10 @@ from llm_like import Deviation, LlmLike
 
 from insightloom.agents import factory
 from insightloom.config import Settings
+from insightloom.models.bedrock import make_bedrock
+from insightloom.models.offline import OfflineModel
 from insightloom.models.offline.conversation import ToolExchange
+from insightloom.testing.bedrock_endpoint import BedrockEndpoint, ModelBrain, RoleRouter
 from insightloom.workflow import AutoApprove, JobOptions, run_job
 from insightloom.workflow.pipeline import JobOutcome
 from small_sales import write_small_sales_csv
@@ -59,22 +62,42 @@ def run_scenario(
     *,
     csv: Path | None = None,
     request: str = REQUEST,
+    endpoint: BedrockEndpoint | None = None,
     **settings: Any,
 ) -> ScenarioRun:
-    """One job on a small sales table; ``deviations`` maps a role to its deviation, other roles behave."""
-    models: dict[str, LlmLike] = {}
+    """One job on a small sales table; ``deviations`` maps a role to its deviation, other roles behave.
 
-    def make_model(spec, role, _settings):
+    With ``endpoint`` (the strict Bedrock lane) each role's LLM-like model answers behind the strict endpoint, and the
+    job calls it through the product's own ``BedrockModel``: every request is checked against Bedrock's rules.
+    """
+    models: dict[str, LlmLike] = {}
+    router = RoleRouter({"summarization": ModelBrain(OfflineModel(role="coordinator"))}) if endpoint else None
+
+    def make_model(spec, role, model_settings):
         models[role] = LlmLike(role, deviations.get(role, lambda n, conv, brain: None), spec.max_tokens, spec.cache)
-        return models[role]
+        if router is None:
+            return models[role]
+        router.brains[role] = ModelBrain(models[role])
+        return make_bedrock(spec, model_settings)
 
     monkeypatch.setattr(factory, "make_model", make_model)
     data = csv or write_small_sales_csv(tmp_path / "sales.csv", rows=90, seed=3)
-    resolved = Settings(provider="offline", model_max_attempts=1, **settings).with_provider("offline")
+    provider = "offline"
+    if endpoint is not None and router is not None:
+        endpoint.brain, provider = router, "bedrock"
+        for key, value in {**endpoint.env(), **_no_shared_aws_files(tmp_path)}.items():
+            monkeypatch.setenv(key, value)
+    resolved = Settings(provider=provider, model_max_attempts=1, **settings).with_provider(provider)
     job_dir = tmp_path / "job"
     opts = JobOptions(inputs=[data], request=request, settings=resolved, job_dir=job_dir, cwd=tmp_path)
     outcome = run_job(opts, AutoApprove())
+    if endpoint is not None:  # a broken Bedrock rule fails the scenario, whatever its outcome, naming the rule
+        assert not endpoint.violations, "; ".join(str(v) for v in endpoint.violations[:3])
     return ScenarioRun(outcome, job_dir, models)
+
+
+def _no_shared_aws_files(tmp_path: Path) -> dict[str, str]:
+    return {"AWS_CONFIG_FILE": str(tmp_path / "aws-config"), "AWS_SHARED_CREDENTIALS_FILE": str(tmp_path / "aws-creds")}
 
 
 def assert_verified(run: ScenarioRun) -> None:

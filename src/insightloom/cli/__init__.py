@@ -356,8 +356,17 @@ def skills_list(config: Annotated[Path | None, typer.Option(help="Config YAML.")
 
 
 @app.command()
-def doctor() -> None:
-    """Show what script isolation, fonts and document tools are available here."""
+def doctor(
+    live: Annotated[
+        bool, typer.Option("--live", help="Also make one small call per configured Bedrock model (a few tokens).")
+    ] = False,
+    cache: Annotated[
+        bool, typer.Option("--cache", help="With --live: send a prefix at the model's cache minimum twice.")
+    ] = False,
+    provider: Annotated[str | None, typer.Option(help="Model provider (auto, bedrock, offline...).")] = None,
+    config: Annotated[Path | None, typer.Option(help="Config YAML (default ./insightloom.yaml).")] = None,
+) -> None:
+    """Show what script isolation, fonts and document tools are available here; --live checks the models."""
     from ..execution import isolation_level, isolation_report
     from ..fonts import INSTALL_HINT, find_cjk_font
     from ..report.pdf import find_libreoffice
@@ -373,6 +382,43 @@ def doctor() -> None:
     level = isolation_level()
     hint = "" if level.startswith("bwrap") else "  (apt-get install bubblewrap for the per-job sandbox)"
     sys.stdout.write(f"isolation: {level}{hint}\n")
+    if cache and not live:
+        raise _fail(BadInputError("--cache is part of the live check.", "add --live: doctor --live --cache"))
+    if live:
+        try:
+            settings = _settings(config, provider, None, quiet=True)
+        except InsightloomError as exc:
+            raise _fail(exc) from exc
+        raise typer.Exit(_doctor_live(settings, cache))
+
+
+def _doctor_live(settings: Settings, cache: bool) -> int:
+    """Print one line per Bedrock model; 0 when every call worked, 2 when one did not (the fix is printed)."""
+    from rich.markup import escape
+
+    from ..models.live_check import bedrock_models, cache_test_tokens, check_models
+
+    models = bedrock_models(settings)
+    if not models:
+        sys.stdout.write(f"live: no Bedrock model configured (provider {settings.provider}): nothing to call\n")
+        return 0
+    if cache:
+        tokens = sum(cache_test_tokens(model_id) for model_id in models)
+        err.print(f"The cache test sends about {tokens:,} input tokens in all (billed at each model's input price).")
+    failed = 0
+    for result in check_models(settings, cache=cache):
+        roles = ", ".join(result.roles)
+        if result.ok:
+            extra = f"; {result.detail}" if result.detail else ""
+            sys.stdout.write(
+                f"live: {result.model_id} ({roles}) in {result.region}: ok, {result.round_trip_ms} ms{extra}\n"
+            )
+            continue
+        failed += 1
+        sys.stdout.write(f"live: {result.model_id} ({roles}) in {result.region}: {result.status}\n")
+        detail, fix = escape(result.detail or result.status), escape(result.fix)
+        err.print(f"[red]error:[/red] {detail} [bold]Fix:[/bold] {fix}", highlight=False)
+    return 2 if failed else 0
 
 
 @app.command(name="ask")

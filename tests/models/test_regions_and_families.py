@@ -26,7 +26,8 @@ def _bedrock(region: str) -> Settings:
 @pytest.mark.parametrize(
     "region, prefix",
     [("us-east-1", "us"), ("eu-west-1", "eu"), ("eu-central-1", "eu"), ("ap-northeast-2", "apac"),
-     ("ap-northeast-1", "jp"), ("ap-southeast-2", "au"), ("sa-east-1", "global"), ("ca-central-1", "global")],
+     ("ap-northeast-1", "jp"), ("ap-northeast-3", "jp"), ("ap-southeast-2", "au"),
+     ("ap-southeast-4", "au"), ("me-central-1", "global"), ("sa-east-1", "global"), ("ca-central-1", "global")],
 )  # fmt: skip
 def test_the_default_ids_take_the_regions_geography(region: str, prefix: str) -> None:
     settings = _bedrock(region)
@@ -45,6 +46,18 @@ def test_a_chosen_profile_the_region_cannot_call_is_refused_with_the_id_that_wou
         profile_for_region(SONNET, "us-gov-west-1", role="coder", default=True)
     assert profile_for_region("global.anthropic.claude-sonnet-4-5-20250929-v1:0", "eu-west-1", role="coder",
                               default=False).startswith("global.")  # fmt: skip
+
+
+@pytest.mark.parametrize("region", ["ap-northeast-1", "ap-southeast-2", "ap-southeast-4", "me-central-1"])
+def test_a_chosen_apac_profile_passes_from_a_region_with_its_own_geography_too(region: str) -> None:
+    apac = SONNET.replace("us.", "apac.", 1)
+    assert profile_for_region(apac, region, role="coder", default=False) == apac
+
+
+def test_a_chosen_japan_profile_is_refused_from_seoul_with_the_apac_id() -> None:
+    with pytest.raises(ConfigError) as info:
+        profile_for_region(SONNET.replace("us.", "jp.", 1), "ap-northeast-2", role="planner", default=False)
+    assert SONNET.replace("us.", "apac.", 1) in info.value.fix
 
 
 def test_offline_agents_are_left_alone() -> None:

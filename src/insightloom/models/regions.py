@@ -30,16 +30,22 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 DEFAULT_REGION = "us-west-2"
-#: Region name prefix -> the geography profile prefix its source regions serve (first match wins). Japan and
-#: Australia have their own geographies for the Claude 4.5 models; other APAC regions use ``apac.``. A region in
-#: no geography here (South America, the Middle East, Africa, Canada) can call ``global.`` profiles only.
-GEOGRAPHY_BY_REGION: tuple[tuple[str, str], ...] = (
-    ("us-gov-", "us-gov"),
-    ("us-", "us"),
-    ("eu-", "eu"),
-    ("ap-northeast-1", "jp"),
-    ("ap-southeast-2", "au"),
-    ("ap-", "apac"),
+#: Region name prefix -> the geography profile prefixes its source regions serve, the default ids' first (first
+#: match wins). Japan and Australia have their own geographies for the Claude 4.5 models, and their regions are
+#: source regions of ``apac.`` profiles too; other APAC regions use ``apac.``, and so may the UAE. A region whose
+#: first entry is None (South America, the Middle East, Africa, Canada) gets ``global.`` default ids. Sources: AWS,
+#: "Supported Regions and models for inference profiles" (Bedrock user guide) and the CDK's
+#: ``CrossRegionInferenceProfileRegion`` (the APAC source regions, Tokyo and Sydney among them, and me-central-1).
+GEOGRAPHY_BY_REGION: tuple[tuple[str, tuple[str | None, ...]], ...] = (
+    ("us-gov-", ("us-gov",)),
+    ("us-", ("us",)),
+    ("eu-", ("eu",)),
+    ("ap-northeast-1", ("jp", "apac")),
+    ("ap-northeast-3", ("jp", "apac")),
+    ("ap-southeast-2", ("au", "apac")),
+    ("ap-southeast-4", ("au", "apac")),
+    ("ap-", ("apac",)),
+    ("me-central-1", (None, "apac")),
 )
 #: Geography prefixes of system-defined profiles (``global`` is served from every commercial region).
 PROFILE_PREFIXES = ("us-gov", "us", "eu", "apac", "jp", "au", "ca", "global")
@@ -67,9 +73,9 @@ def bedrock_region(env: dict[str, str] | None = None, home: Path | None = None) 
     return DEFAULT_REGION
 
 
-def geography(region: str) -> str | None:
-    """The geography prefix whose profiles ``region`` can call, or None when only ``global.`` ones."""
-    return next((prefix for start, prefix in GEOGRAPHY_BY_REGION if region.startswith(start)), None)
+def geographies(region: str) -> tuple[str | None, ...]:
+    """The geography prefixes whose profiles ``region`` can call, the default ids' first (None: ``global.``)."""
+    return next((found for start, found in GEOGRAPHY_BY_REGION if region.startswith(start)), (None,))
 
 
 def profile_for_region(model_id: str, region: str, *, role: str, default: bool) -> str:
@@ -88,8 +94,9 @@ def profile_for_region(model_id: str, region: str, *, role: str, default: bool) 
     if match is None or match.group("prefix") == "global" and not region.startswith("us-gov-"):
         return model_id  # a base model id or a global profile: the region decides nothing here
     prefix, base = match.group("prefix"), match.group("base")
-    home = geography(region)
-    if prefix == home:
+    served = geographies(region)
+    home = served[0]  # the geography the default ids take here
+    if prefix in served:
         return model_id
     fitting = f"{home}.{base}" if home else f"global.{base}"
     if default and home != "us-gov":  # GovCloud serves no default profile: the user picks a model there

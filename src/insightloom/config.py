@@ -155,6 +155,8 @@ class Settings:
         ask_alpha: The dense share of the hybrid retrieval score, ``alpha * dense + (1 - alpha) * bm25``, 0..1.
         record_model_io: Write every model request and response to ``transcripts/model_io.jsonl`` (``--record``).
         replay_from: The ``model_io.jsonl`` the ``replay`` provider answers from (``--replay-from``).
+        trace: Export OpenTelemetry spans through Strands' telemetry, the exporter set by the ``OTEL_*`` variables
+            (``--trace``; needs ``insightloom[otel]``; ``insightloom.telemetry.tracing``).
     """
 
     provider: str = "auto"
@@ -191,6 +193,7 @@ class Settings:
     ask_alpha: float = 0.5
     record_model_io: bool = False
     replay_from: str | None = None
+    trace: bool = False
     source: str | None = None
 
     def __post_init__(self) -> None:
@@ -312,7 +315,7 @@ def _check_limits(raw: dict[str, Any], source: str) -> None:
             f"min_verified_numbers in {source} must be a whole number of 0 or more, not {minimum!r}.",
             "e.g. min_verified_numbers: 3",
         )
-    for key in ("exact_token_count", "record_model_io"):
+    for key in ("exact_token_count", "record_model_io", "trace"):
         flag = raw.get(key)
         if flag is not None and not isinstance(flag, bool):
             raise ConfigError(f"{key} in {source} must be true or false.", f"e.g. {key}: true")

@@ -35,6 +35,7 @@ from ..prompting import load_prompt, split_static
 from ..runtime import JobRuntime
 from ..telemetry import AgentTelemetry
 from ..telemetry.pricing import PriceTable
+from ..telemetry.tracing import start_tracing, trace_attributes
 from .guards import BudgetGuard, CancelGuard, RepeatGuard, TurnToolCap, start_wall_clock
 
 logger = logging.getLogger(__name__)
@@ -178,6 +179,8 @@ def build_agent(
             cached = False
             _withhold_system_point(model)
             rt.ledger.note_cache(role, below)
+    if rt.settings.trace:
+        start_tracing()  # once per process; the CLI starts it before the job, a service on its first agent
     policy_hooks: list[Any] = [CancelGuard(rt), BudgetGuard(rt), RepeatGuard(), TurnToolCap(rt)]
     if policy.reduce_history and role in REDUCTION:
         note = (lambda: open_items_note(rt)) if role == "supervisor" else None
@@ -193,4 +196,5 @@ def build_agent(
         + list(hooks or []),
         tool_executor=SequentialToolExecutor(),
         retry_strategy=agent_retry_strategy(),
+        trace_attributes=trace_attributes(role, rt),
     )

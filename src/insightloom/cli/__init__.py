@@ -16,6 +16,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from .. import __version__
@@ -35,7 +36,9 @@ DEMO_REQUEST = "Analyze this sales data and write a DOCX report"
 
 def _fail(exc: InsightloomError) -> typer.Exit:
     err.print(
-        f"[red]error:[/red] {exc.message}" + (f" [bold]Fix:[/bold] {exc.fix}" if exc.fix else ""), highlight=False
+        # Escaped: a fix such as "pip install 'insightloom[otel]'" is text, not Rich markup to strip.
+        f"[red]error:[/red] {escape(exc.message)}" + (f" [bold]Fix:[/bold] {escape(exc.fix)}" if exc.fix else ""),
+        highlight=False,
     )
     return typer.Exit(exc.exit_code)
 
@@ -165,6 +168,9 @@ def run(
     replay_from: Annotated[
         Path | None, typer.Option(help="Re-run a recorded job from its model_io.jsonl (the replay provider).")
     ] = None,
+    trace: Annotated[
+        bool, typer.Option("--trace", help="Export OpenTelemetry spans, exporter by the OTEL_* variables.")
+    ] = False,
 ) -> None:
     """Analyse DATA as the request asks and write a verified, cited DOCX report."""
     _setup_logging(verbose, quiet)
@@ -174,6 +180,11 @@ def run(
                                 "drop --provider, or drop --replay-from.")  # fmt: skip
         settings = _settings(config, "replay" if replay_from else provider, max_revisions, quiet)
         settings.record_model_io = settings.record_model_io or record
+        settings.trace = settings.trace or trace
+        if settings.trace:
+            from ..telemetry.tracing import start_tracing
+
+            start_tracing()  # a missing extra or a bad OTEL_* variable stops here (exit 2), before any work
         settings.replay_from = str(replay_from) if replay_from else settings.replay_from
         if settings.replay_from:
             from ..models.model_io import read_model_io

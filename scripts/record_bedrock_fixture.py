@@ -2,7 +2,7 @@
 
 The job is the tests' small sales table (``tests/small_sales.py``, 90 rows, seed 3) with the scenarios' request,
 run with ``provider: bedrock`` and the default model ids; the endpoint's brain is the offline model per role. It
-writes ``tests/data/recorded/bedrock_small_sales/model_io.jsonl`` (credentials redacted, as ``--record`` writes it)
+writes ``tests/fixtures/recorded/bedrock_small_sales/model_io.jsonl`` (credentials redacted, as ``--record`` writes it)
 and the job's ``citations.json`` beside it. ``tests/models/test_recorded_bedrock_fixture.py`` replays it.
 
 Re-run it when a deliberate change alters what a job sends (a prompt, a tool, the Coder's scripts); the replay
@@ -20,7 +20,7 @@ import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-FIXTURE = REPO / "tests" / "data" / "recorded" / "bedrock_small_sales"
+FIXTURE = REPO / "tests" / "fixtures" / "recorded" / "bedrock_small_sales"
 REQUEST = "Analyze this sales data and write a report"
 
 

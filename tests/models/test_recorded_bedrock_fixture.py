@@ -12,11 +12,10 @@ import pytest
 from insightloom.config import Settings
 from insightloom.models.model_io import MODEL_IO, read_model_io
 from insightloom.workflow import AutoApprove, JobOptions, run_job
-from repo_paths import DATA
 from small_sales import write_small_sales_csv
 
 pytestmark = pytest.mark.e2e
-FIXTURE = DATA / "recorded" / "bedrock_small_sales"
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "recorded" / "bedrock_small_sales"
 REQUEST = "Analyze this sales data and write a report"
 REGENERATE = "a deliberate change to what a job sends? re-record: python scripts/record_bedrock_fixture.py"
 

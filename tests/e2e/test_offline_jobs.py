@@ -31,8 +31,11 @@ def assert_every_printed_number_verified(job_dir: Path) -> None:
     assert any(e["verification_method"] == "llm" and (e["citation_id"] or is_trivial(e)) for e in entries)
 
 
-def cli(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+def cli(
+    *args: str, cwd: Path, stdin: str | None = None, extra_env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_ACCESS", "AWS_SECRET", "INSIGHTLOOM_"))}
+    env.update(extra_env or {})
     return subprocess.run(
         [sys.executable, "-m", "insightloom", *args],
         cwd=cwd,

@@ -5,15 +5,13 @@ rule, every printed number is verified and cited, and the job's own usage is wha
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from jobcheck import check_job
-from test_offline_jobs import REQUEST, assert_every_printed_number_verified
+from test_offline_jobs import REQUEST, assert_every_printed_number_verified, cli
 
 from insightloom.testing.bedrock_endpoint import BedrockEndpoint, offline_router
 from repo_paths import DATA
@@ -28,18 +26,8 @@ def endpoint() -> Iterator[BedrockEndpoint]:
 
 
 def bedrock_cli(endpoint: BedrockEndpoint, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "INSIGHTLOOM_"))}
-    env.update(endpoint.env())
-    env.update({"AWS_CONFIG_FILE": str(cwd / "aws-config"), "AWS_SHARED_CREDENTIALS_FILE": str(cwd / "aws-creds")})
-    return subprocess.run(
-        [sys.executable, "-m", "insightloom", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
+    shared = {"AWS_CONFIG_FILE": str(cwd / "aws-config"), "AWS_SHARED_CREDENTIALS_FILE": str(cwd / "aws-creds")}
+    return cli(*args, cwd=cwd, extra_env={**endpoint.env(), **shared})
 
 
 def assert_billed_as_bedrock_reported(job_dir: Path, endpoint: BedrockEndpoint) -> None:

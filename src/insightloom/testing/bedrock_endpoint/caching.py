@@ -25,27 +25,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ...context.prompt_cache import min_cacheable_tokens
+# The documented figures and the usage record are shared; the billing below is the endpoint's own.
+from ...context.prompt_cache import CACHE_TTL_SECONDS, LOOKBACK_BLOCKS, CacheUsage, min_cacheable_tokens
 from ...context.tokens import block_text, count_tokens
 
 __all__ = ["CACHE_TTL_SECONDS", "CacheLedger", "CacheUsage", "LOOKBACK_BLOCKS"]
-
-CACHE_TTL_SECONDS = 300.0
-LOOKBACK_BLOCKS = 20
-
-
-@dataclass(frozen=True)
-class CacheUsage:
-    """How one request's input tokens were billed (``input_tokens`` excludes cache reads and writes)."""
-
-    input_tokens: int
-    cache_read_tokens: int = 0
-    cache_write_tokens: int = 0
-
-    @property
-    def sent(self) -> int:
-        """Every input token the request carried."""
-        return self.input_tokens + self.cache_read_tokens + self.cache_write_tokens
 
 
 @dataclass(frozen=True)

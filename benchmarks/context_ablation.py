@@ -113,9 +113,14 @@ class PolicyRun:
         return self.cost / self.items if self.items else 0.0
 
 
+#: The offline model's reply size for both policies: ``real`` writes what a hosted model writes around the same
+#: decisions (full scripts, method notes, a sentence before each tool call); ``--compact`` measures the old way.
+REPLY_SIZE = {"size": "real"}
+
+
 def settings_for(cached: bool) -> Settings:
-    """Offline settings with prompt caching on or off for every agent."""
-    settings = Settings(provider="offline").with_provider("offline")
+    """Offline settings with prompt caching on or off for every agent, at the benchmark's reply size."""
+    settings = Settings(provider="offline", offline_reply_size=REPLY_SIZE["size"]).with_provider("offline")
     agents = {role: dataclasses.replace(spec, cache=cached and spec.cache) for role, spec in settings.agents.items()}
     return dataclasses.replace(settings, agents=agents)
 
@@ -209,7 +214,14 @@ def run_naive(root: Path, work: Workload, plan: str, cached: bool) -> PolicyRun:
         tools.update({t.tool_name: t for t in role_tools if t.tool_name not in tools})
         hooks += role_hooks
     spec = rt.settings.spec("supervisor")
-    model = OfflineModel(role="supervisor", max_tokens=spec.max_tokens, cache=spec.cache, brain=naive)
+    model = OfflineModel(
+        role="supervisor",
+        max_tokens=spec.max_tokens,
+        cache=spec.cache,
+        brain=naive,
+        priced_as=spec.model_id,
+        reply_size=REPLY_SIZE["size"],
+    )
     policy = dataclasses.replace(NAIVE_POLICY, cache=cached)
     agent = build_agent("supervisor", rt, naive_prompt(rt), list(tools.values()), hooks, model=model, policy=policy)
     items = sum(len(section.items) for section in parse_plan(plan).sections)
@@ -369,7 +381,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--keep", type=Path, help="Keep the job folders here (default: a temporary folder).")
     parser.add_argument("--items", help="Comma-separated plan sizes, e.g. 10,20,40: the cost-scaling table.")
+    parser.add_argument(
+        "--compact", action="store_true", help="The offline model's own terse replies instead of real-size ones."
+    )
     args = parser.parse_args()
+    REPLY_SIZE["size"] = "compact" if args.compact else "real"
     logging.basicConfig(level=logging.WARNING)
     logging.getLogger("strands").setLevel(logging.CRITICAL)  # an expected naive overflow is reported, not logged
     with tempfile.TemporaryDirectory(prefix="il-ablation-") as tmp:

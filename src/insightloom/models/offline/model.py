@@ -125,9 +125,10 @@ class OfflineModel(Model):
         )
         conversation = Conversation(system_prompt or "", messages, {spec["name"] for spec in tool_specs or []})
         self.summarizations += is_summarization(conversation)
-        reply = self.brain(conversation) if self.brain else respond(self.config["role"], conversation)
+        decide = self.brain or (lambda conv: respond(self.config["role"], conv))
+        reply = decide(conversation)
         if self.reply_size == "real" and not is_summarization(conversation) and self.config["role"] != "answerer":
-            reply = real_size(reply, conversation)
+            reply = real_size(reply, conversation, decide)
         reply = self._clip(reply)
         output_text = reply.text + "".join(
             call.name + json.dumps(call.input, ensure_ascii=False) for call in reply.tool_calls

@@ -21,6 +21,8 @@ method note per finding). ``tests/models/test_real_size.py`` holds the demo's fi
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..conversation import Conversation, Reply, ToolCall
 from .report import sized_render
 from .scripts import sized_script
@@ -53,15 +55,24 @@ _BEFORE: dict[str, str] = {
 _GENERIC = "I call `{name}` for the next step of my part of the plan."
 
 
-def real_size(reply: Reply, conv: Conversation) -> Reply:
+#: Tools that only read: a hosted model asks for several of them in one reply (parallel tool calls).
+READ_ONLY_TOOLS = frozenset({"file_read", "summary_table", "draft_conclusions"})
+MAX_BATCHED_READS = 3
+
+
+def real_size(reply: Reply, conv: Conversation, decide: Callable[[Conversation], Reply] | None = None) -> Reply:
     """``reply`` as a hosted model would write it: the same decisions at a real model's length.
 
-    A summarization or a follow-up answer is left as it is: its length is bounded by its own prompt.
+    Args:
+        reply: The offline brain's reply.
+        conv: The conversation it answers.
+        decide: The brain itself: a read-only call is batched with the next reads the brain would make once it is
+            answered (asked with a placeholder result; the real results decide everything after them).
     """
     if not reply.tool_calls:
         return reply
     calls: list[ToolCall] = []
-    for call in reply.tool_calls:
+    for call in _batched_reads(list(reply.tool_calls), conv, decide):
         if call.name == "write_and_execute_tool" and isinstance(call.input.get("content"), str):
             call = ToolCall(call.name, {**call.input, "content": sized_script(call.input["content"], conv)})
             calls.append(call)
@@ -73,6 +84,26 @@ def real_size(reply: Reply, conv: Conversation) -> Reply:
     return Reply(text=text, tool_calls=tuple(calls))
 
 
+def _batched_reads(
+    calls: list[ToolCall], conv: Conversation, decide: Callable[[Conversation], Reply] | None
+) -> list[ToolCall]:
+    while decide is not None and len(calls) < MAX_BATCHED_READS and all(c.name in READ_ONLY_TOOLS for c in calls):
+        following = decide(_answered(conv, calls)).tool_calls
+        if not following or any(c.name not in READ_ONLY_TOOLS or c in calls for c in following):
+            break
+        calls += following
+    return calls
+
+
+def _answered(conv: Conversation, calls: list[ToolCall]) -> Conversation:
+    """``conv`` with ``calls`` made and answered by a placeholder: what the brain would do next."""
+    ids = [f"lookahead_{index}" for index in range(len(calls))]
+    uses = [{"toolUse": {"toolUseId": i, "name": c.name, "input": c.input}} for i, c in zip(ids, calls, strict=True)]
+    results = [{"toolResult": {"toolUseId": i, "status": "success", "content": [{"text": "(pending)"}]}} for i in ids]
+    messages = [*conv.messages, {"role": "assistant", "content": uses}, {"role": "user", "content": results}]
+    return Conversation(conv.system_prompt, messages, conv.tool_names)  # type: ignore[arg-type]
+
+
 def _before(call: ToolCall) -> str:
     template = _BEFORE.get(call.name, _GENERIC)
     try:
@@ -81,4 +112,4 @@ def _before(call: ToolCall) -> str:
         return _GENERIC.format(name=call.name)
 
 
-__all__ = ["REPLY_SIZES", "real_size"]
+__all__ = ["MAX_BATCHED_READS", "READ_ONLY_TOOLS", "REPLY_SIZES", "real_size"]

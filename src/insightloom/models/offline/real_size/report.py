@@ -53,7 +53,10 @@ _WORDS: dict[str, dict[str, Any]] = {
             "does not break down by is named with the reason it was not used.\n\n"
             "Values are printed as the renderer formats them from the recorded calculation: the unit comes from the "
             "column's definition, and the rounding from the calculation itself, so the same figure reads the same "
-            "wherever it appears in the document."
+            "wherever it appears in the document.\n\n"
+            "Charts are drawn from the same recorded figures as the text. Each chart's caption says what it shows "
+            "and which columns it uses, so a chart and the paragraph beside it cannot disagree, and a chart whose "
+            "labels would hide part of the data is redrawn rather than printed."
         ),
         "limits_heading": "Limitations",
         "limits": (
@@ -65,7 +68,10 @@ _WORDS: dict[str, dict[str, Any]] = {
             "behind it.\n\n"
             "Each verdict in the report names the check behind it. A verdict that says the data cannot decide is a "
             "result in its own right: it means the recorded rows do not separate the possibilities, and more data "
-            "or a narrower question is needed before drawing a conclusion."
+            "or a narrower question is needed before drawing a conclusion.\n\n"
+            "Rows with a missing value in a column are left out of that column's figures and kept in every other "
+            "one, so two figures built on different columns may cover slightly different rows; the data overview "
+            "gives the missing cells per column for that reason."
         ),
         "reading": {
             "breakdown": (
@@ -116,7 +122,9 @@ _WORDS: dict[str, dict[str, Any]] = {
             "개인이나 레코드를 식별하는 열은 분석에서 제외했고, 계획에 없는 열은 사용하지 않은 이유와 함께 "
             "적었습니다.\n\n"
             "값은 기록된 계산에서 렌더러가 형식을 정해 출력합니다. 단위는 열의 정의에서, 반올림은 계산 자체에서 "
-            "가져오므로 같은 수치는 문서 어디에서나 같게 읽힙니다."
+            "가져오므로 같은 수치는 문서 어디에서나 같게 읽힙니다.\n\n"
+            "차트는 본문과 같은 기록된 수치로 그립니다. 각 차트의 설명은 무엇을 보여 주고 어떤 열을 쓰는지 밝히므로 "
+            "차트와 그 옆의 문단이 서로 어긋날 수 없습니다."
         ),
         "limits_heading": "한계",
         "limits": (

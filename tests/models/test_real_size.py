@@ -119,12 +119,15 @@ def test_a_real_script_never_reads_a_personal_column() -> None:
 CITATIONS = {
     "total": {"calculation_id": "total", "description": "Total Revenue", "formula": "df['Revenue'].sum()",
               "source_file": "orders.csv", "verification_method": "check", "unit": "USD"},
-    "cols": {"calculation_id": "cols", "description": "Number of columns", "formula": "df.shape[1]",
-             "source_file": "orders.csv", "verification_method": "check"},
+    "cols": {"calculation_id": "cols", "description": "Missing share", "formula": "df.isna().mean()[1]",
+             "source_file": "orders.csv", "verification_method": "check", "unit": "%"},
+    "rows": {"calculation_id": "rows", "description": "Number of rows", "formula": "len(df)",
+             "source_file": "orders.csv", "verification_method": "check", "unit": "count"},
 }  # fmt: skip
 DRAFT = (
     "# Report\n\n## Executive summary\n\n- Total is {{calc:total}}.\n\n## Findings\n\n### Revenue\n\n"
-    "Total `Revenue` is {{calc:total}} over {{calc:cols}} columns.\n\n## Conclusions\n\nDone.\n"
+    "Total `Revenue` is {{calc:total}} over {{calc:cols}} columns and {{calc:rows}} rows.\n\n## Conclusions\n\n"
+    "Done.\n"
 )
 
 
@@ -132,7 +135,8 @@ def test_method_notes_hold_no_typed_digit_and_each_figure_once() -> None:
     report = expand(DRAFT, CITATIONS)
     notes = report.split("How these figures were computed", 1)[1]
     assert notes.count("{{calc:total}}") == 1 and "{{calc:cols}}" in notes
-    assert "shape[1]" not in report  # a formula with a digit would print like a citation marker
+    assert "{{calc:rows}}" not in notes  # printed without a citation: nothing to explain
+    assert "mean()[1]" not in report  # a formula with a digit would print like a citation marker
     assert "## Method and checks" in report and "## Limitations" in report
 
 

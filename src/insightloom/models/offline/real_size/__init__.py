@@ -41,8 +41,10 @@ _BEFORE: dict[str, str] = {
         "I may cite, so I take them from the file rather than from memory."
     ),
     "render_section": (
-        "I store the section '{heading}' on its own, so that a refusal names only this section's passages and the "
-        "sections already stored stay as they are. Every figure in it is a reference to a verified calculation and "
+        "I store the report section by section, starting with '{heading}', so that a refusal names only the failing "
+        "section's passages and the sections already stored stay as they are. Each section is stored on its own, and "
+        "a refused one is resent alone. "
+        "Every figure in it is a reference to a verified calculation and "
         "every verdict a reference to its checked claim, so nothing in it is typed from memory."
     ),
     "render_report": "Every section is written; I render the report and read what the renderer says about it.",

@@ -18,6 +18,7 @@ import re
 from typing import Any
 
 from ....claims.phrases import find_claim_phrases
+from ....report.appendix import is_trivial
 from ....report.numbers import find_numbers
 from ....report.sections import Section, split_sections
 from ..conversation import Conversation, ToolCall
@@ -30,6 +31,7 @@ _MARKER_RE = re.compile(r"\{\{\s*(calc|claim)\s*:\s*([^{}\s]+?)\s*\}\}")
 _WORDS: dict[str, dict[str, Any]] = {
     "en": {
         "how": "**How these figures were computed.**",
+        "table": "The table gives, for each {first}, its {rest}, each cell a verified figure with its citation.",
         "calc": "{description}: {ref}. The script computed it as `{formula}` over `{source}`{unit}.",
         "calc_plain": "{description}: {ref}. The script computed it from `{source}` by the formula that its "
         "citation records{unit}.",
@@ -73,7 +75,37 @@ _WORDS: dict[str, dict[str, Any]] = {
             "one, so two figures built on different columns may cover slightly different rows; the data overview "
             "gives the missing cells per column for that reason."
         ),
+        "glossary_heading": "Terms used",
+        "glossary": {
+            "driver": (
+                "**Epsilon squared** is the share of the row-to-row variation of a measure that a breakdown "
+                "explains, adjusted for the number of groups so that a column with many small groups does not look "
+                "stronger than it is; the breakdown with the largest value is the one compared against the others."
+            ),
+            "concentration": (
+                "**HHI** (the Herfindahl-Hirschman index) sums the squared shares of the groups in the total: it is "
+                "small when the total is spread over many groups and large when a few groups hold most of it."
+            ),
+            "trend": (
+                "**Kendall's tau** measures whether later periods tend to sit above or below earlier ones, using "
+                "every pair of periods rather than the first and last alone; the **Theil-Sen slope** is the median "
+                "change per period over all those pairs, which one unusual period cannot swing."
+            ),
+            "correlation": (
+                "**Pearson's r** measures how closely two columns follow a straight line together, and "
+                "**Spearman's rho** the same for their ranks, which unusual values affect less; **Cook's distance** "
+                "finds the rows that move the line most, and the coefficient is measured again without them."
+            ),
+            "outlier": (
+                "The **IQR fences** lie one and a half interquartile ranges below the first quartile and above the "
+                "third; a value beyond them is counted as unusual for this table."
+            ),
+        },
         "reading": {
+            "kpi": (
+                "A total adds the values of every row, and an average divides that total by the rows that hold a "
+                "value; read together, they say whether a large total comes from many rows or from large ones."
+            ),
             "breakdown": (
                 "The table lists every group with its total and its share of the whole, and the chart draws the same "
                 "totals as bars. A total sums every row of a group, so a group with many small orders and a group "
@@ -103,6 +135,7 @@ _WORDS: dict[str, dict[str, Any]] = {
     },
     "ko": {
         "how": "**수치 산출 방법.**",
+        "table": "표는 {first}마다 {rest}을 보여 주며, 각 칸은 인용이 달린 검증된 수치입니다.",
         "calc": "{description}: {ref}. 스크립트가 `{source}`에서 `{formula}`로 계산했습니다{unit}.",
         "calc_plain": "{description}: {ref}. 스크립트가 `{source}`에서 인용에 기록된 공식으로 계산했습니다{unit}.",
         "claim": "{description}: {ref}. 이 판정은 `{source}`에서 계산한 {formula}에 근거합니다.",
@@ -136,7 +169,35 @@ _WORDS: dict[str, dict[str, Any]] = {
             "보고서의 각 판정은 그 근거가 된 검정을 밝힙니다. 데이터로 판단할 수 없다는 판정도 하나의 결과이며, "
             "결론을 내리기 전에 더 많은 데이터나 더 좁은 질문이 필요하다는 뜻입니다."
         ),
+        "glossary_heading": "용어",
+        "glossary": {
+            "driver": (
+                "**엡실론 제곱**은 측정값의 행 간 변동 가운데 분류 기준이 설명하는 비율로, 그룹 수를 보정해 작은 "
+                "그룹이 많은 열이 실제보다 강해 보이지 않게 합니다."
+            ),
+            "concentration": (
+                "**HHI**(허핀달-허쉬만 지수)는 각 그룹이 합계에서 차지하는 비중의 제곱을 더한 값으로, 합계가 여러 "
+                "그룹에 퍼져 있으면 작고 소수 그룹에 몰려 있으면 큽니다."
+            ),
+            "trend": (
+                "**켄달의 타우**는 처음과 마지막 기간만이 아니라 모든 기간 쌍을 비교해 나중 기간이 앞 기간보다 높은 "
+                "경향이 있는지를 재며, **타일-센 기울기**는 그 모든 쌍의 기간당 변화의 중앙값입니다."
+            ),
+            "correlation": (
+                "**피어슨 r**은 두 열이 함께 직선을 따르는 정도를, **스피어만 rho**는 순위에 대해 같은 것을 재며 "
+                "특이값의 영향을 덜 받습니다. **쿡의 거리**로 선을 가장 많이 움직이는 행을 찾아 그 행을 빼고 다시 "
+                "잽니다."
+            ),
+            "outlier": (
+                "**IQR 경계**는 제1사분위수 아래와 제3사분위수 위로 사분위 범위의 한 배 반만큼 떨어진 곳에 있으며, "
+                "그 밖의 값은 이 표에서 드문 값으로 셉니다."
+            ),
+        },
         "reading": {
+            "kpi": (
+                "합계는 모든 행의 값을 더한 것이고 평균은 그 합계를 값이 있는 행 수로 나눈 것이므로, 둘을 함께 "
+                "보면 큰 합계가 많은 행에서 오는지 큰 값에서 오는지 알 수 있습니다."
+            ),
             "breakdown": (
                 "표는 각 그룹의 합계와 전체에서 차지하는 비중을 보여 주며, 차트는 같은 합계를 막대로 그립니다. "
                 "합계는 그룹의 모든 행을 더한 값이므로, 행당 평균을 함께 보아야 그룹의 성격을 구분할 수 있습니다."
@@ -162,6 +223,7 @@ _WORDS: dict[str, dict[str, Any]] = {
 }
 #: Words of a findings heading or its figures' ids that tell what kind of finding it is.
 _KINDS = (
+    ("kpi", ("kpi", "핵심")),
     ("trend", ("trend", "per_month", "per_week", "per_day", "per_year", "추이")),
     ("correlation", ("corr", "상관")),
     ("distribution", ("distribution", "outlier", "분포")),
@@ -198,15 +260,25 @@ def expand(markdown: str, citations: dict[str, dict[str, Any]], language: str = 
             body += _notes(section, citations, words, noted)
         out.append(_section_text(Section(section.heading, section.level, body)))
     out.append(_section_text(Section(words["limits_heading"], 2, words["limits"])))
+    kinds = dict.fromkeys(str(e.get("claim_kind")) for e in citations.values() if e.get("kind") == "claim")
+    terms = [words["glossary"][kind] for kind in kinds if kind in words["glossary"] and _clean(words["glossary"][kind])]
+    if terms:
+        out.append(_section_text(Section(words["glossary_heading"], 2, "\n\n".join(terms))))
     return "\n\n".join(part for part in out if part.strip()) + "\n"
 
 
 def _notes(section: Section, citations: dict[str, dict[str, Any]], words: dict[str, Any], noted: set[str]) -> str:
-    refs = [(kind, ref_id) for kind, ref_id in _refs(section.body) if ref_id in citations and ref_id not in noted]
+    # A figure the renderer prints without a citation (a count of rows, columns or groups) needs no method note.
+    refs = [
+        (kind, ref_id)
+        for kind, ref_id in _refs(section.body)
+        if ref_id in citations and not is_trivial(citations[ref_id]) and ref_id not in noted
+    ]
     noted.update(ref_id for _, ref_id in refs)
     bullets = [line for kind, ref_id in refs if (line := _note(kind, citations[ref_id], words))]
     reading = words["reading"].get(_kind(section, [ref_id for _, ref_id in refs]), "")
-    parts = [reading] if _clean(reading) else []
+    tables = [words["table"].format(first=first, rest=", ".join(rest)) for first, rest in _table_headers(section.body)]
+    parts = [text for text in (reading, *tables) if _clean(text)]
     if bullets:
         parts.append(words["how"] + "\n\n" + "\n".join(f"- {line}" for line in bullets))
     return "\n\n" + "\n\n".join(parts) if parts else ""
@@ -229,6 +301,19 @@ def _note(kind: str, entry: dict[str, Any], words: dict[str, Any]) -> str:
         if values["description"] and _clean(line):
             return line + (check if _clean(check) else "")
     return ""
+
+
+_TABLE_HEADER_RE = re.compile(r"^\|(.+)\|\s*\n\|\s*:?-{3,}", re.M)
+
+
+def _table_headers(body: str) -> list[tuple[str, list[str]]]:
+    """The header cells of each pipe table: its label column, then its value columns."""
+    headers = []
+    for match in _TABLE_HEADER_RE.finditer(body):
+        cells = [cell.strip() for cell in match.group(1).split("|") if cell.strip()]
+        if len(cells) >= 2:
+            headers.append((cells[0], cells[1:]))
+    return headers
 
 
 def _clean(text: str) -> bool:

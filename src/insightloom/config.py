@@ -157,6 +157,9 @@ class Settings:
         replay_from: The ``model_io.jsonl`` the ``replay`` provider answers from (``--replay-from``).
         trace: Export OpenTelemetry spans through Strands' telemetry, the exporter set by the ``OTEL_*`` variables
             (``--trace``; needs ``insightloom[otel]``; ``insightloom.telemetry.tracing``).
+        offline_reply_size: ``compact`` (default) or ``real``: the offline model writes its replies at a hosted
+            model's length (scripts, report notes, a sentence before each tool call), for estimates and
+            benchmarks sized like a real job (``models.offline.real_size``).
     """
 
     provider: str = "auto"
@@ -194,6 +197,7 @@ class Settings:
     record_model_io: bool = False
     replay_from: str | None = None
     trace: bool = False
+    offline_reply_size: str = "compact"
     source: str | None = None
 
     def __post_init__(self) -> None:
@@ -382,6 +386,10 @@ def _from_mapping(raw: dict[str, Any], source: str) -> Settings:
         raw["pricing"] = {**default_pricing(), **_check_pricing(raw["pricing"], source)}
     settings = Settings(**raw, agents={role: _agent_spec(role, spec, source) for role, spec in agents_raw.items()})
     _check_provider(settings.provider, f"provider in {source}")
+    if settings.offline_reply_size not in ("compact", "real"):
+        raise ConfigError(
+            f"offline_reply_size in {source} is {settings.offline_reply_size!r}.", "use compact (default) or real."
+        )
     settings.source = source
     return settings
 

@@ -31,8 +31,9 @@ def test_engineered_policy_beats_a_fairly_cached_naive_one(tmp_path: Path) -> No
     engineered, engineered_uncached, naive, naive_uncached = runs
     assert all(run.status == "completed" for run in runs)
     assert benchmark.missed_targets(figures) == [], figures
-    assert figures["input_ratio"] >= benchmark.TARGETS["input_ratio"] and figures["peak_tokens"] <= 20_000
-    assert figures["supervisor_growth"] < 1.5 and figures["cache_read_share"] >= 0.60
+    assert figures["input_ratio"] >= 3.0 and figures["peak_tokens"] <= 30_000  # the floor, real sizes
+    assert figures["supervisor_growth"] < 1.5 and figures["cache_read_share"] >= 0.55
+    assert figures["cost_ratio"] > 1.0  # both sides cached: the engineered job still costs less
     assert figures["coder_system_tokens"] <= 4_000
     # Fair: the naive side is cached like the engineered one, and caching changes what is billed, not what is sent.
     assert naive.cache_read_share > 0.5 and figures["cost_ratio"] == pytest.approx(naive.cost / engineered.cost)

@@ -74,7 +74,10 @@ def run_scenario(
     router = RoleRouter({"summarization": ModelBrain(OfflineModel(role="coordinator"))}) if endpoint else None
 
     def make_model(spec, role, model_settings):
-        models[role] = LlmLike(role, deviations.get(role, lambda n, conv, brain: None), spec.max_tokens, spec.cache)
+        deviation = deviations.get(role, lambda n, conv, brain: None)
+        # The strict lane's brain writes at a hosted model's length: requests of a real job's size and shape.
+        size = "real" if endpoint is not None else "compact"
+        models[role] = LlmLike(role, deviation, spec.max_tokens, spec.cache, reply_size=size)
         if router is None:
             return models[role]
         router.brains[role] = ModelBrain(models[role])

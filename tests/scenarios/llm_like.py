@@ -83,8 +83,10 @@ def on_tool_calls(tool: str, change: Callable[[dict[str, Any]], dict[str, Any] |
 class LlmLike(OfflineModel):
     """The offline model for ``role`` with ``deviation`` applied; every deviated reply is logged in ``deviated``."""
 
-    def __init__(self, role: str, deviation: Deviation, max_tokens: int = 4096, cache: bool = False) -> None:
-        super().__init__(role=role, max_tokens=max_tokens, cache=cache)
+    def __init__(
+        self, role: str, deviation: Deviation, max_tokens: int = 4096, cache: bool = False, reply_size: str = "compact"
+    ) -> None:
+        super().__init__(role=role, max_tokens=max_tokens, cache=cache, reply_size=reply_size)
         self.deviation = deviation
         #: One-off slips are trimmed from what the brain sees afterwards; a lasting habit (a deviation with
         #: ``hide = False``) stays in its conversation, so the brain reacts to the results as a model would.

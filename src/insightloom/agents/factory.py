@@ -50,7 +50,9 @@ SUMMARY_MAX_TOKENS = 2000
 #: code/; the Reporter's are report drafts already rendered.
 REDUCTION: dict[str, ReductionPolicy] = {
     "supervisor": ReductionPolicy(keep_recent=2, threshold_tokens=600, result_tokens=40, input_tokens=200),
-    "coder": ReductionPolicy(keep_recent=1, threshold_tokens=7000, input_tokens=300),
+    # A real Coder's script is one to two thousand tokens and lives in code/, its printout in all_results.txt:
+    # reduce an older one as soon as the next is written.
+    "coder": ReductionPolicy(keep_recent=1, threshold_tokens=1500, result_tokens=400, input_tokens=300),
     "validator": ReductionPolicy(keep_recent=1, threshold_tokens=4000, input_tokens=300),
     "reporter": ReductionPolicy(keep_recent=1, threshold_tokens=1000, input_tokens=300),
 }

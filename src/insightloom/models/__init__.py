@@ -34,7 +34,13 @@ def make_model(spec: AgentModelSpec, role: str, settings: Settings) -> Model:
     if provider == "offline":
         from .offline import OfflineModel
 
-        return OfflineModel(role=role, max_tokens=spec.max_tokens, cache=spec.cache, priced_as=spec.model_id)
+        return OfflineModel(
+            role=role,
+            max_tokens=spec.max_tokens,
+            cache=spec.cache,
+            priced_as=spec.model_id,
+            reply_size=settings.offline_reply_size,
+        )
     if provider == "replay":
         from .model_io import ReplayModel, read_model_io
 

@@ -24,6 +24,7 @@ from strands.types.tools import ToolSpec
 from ...context.prompt_cache import PrefixCache
 from ...context.tokens import RequestBlock, count_request, count_tokens, request_blocks
 from .conversation import Conversation, Reply
+from .real_size import REPLY_SIZES, real_size
 from .roles import is_summarization, respond
 
 logger = logging.getLogger(__name__)
@@ -51,6 +52,8 @@ class OfflineModel(Model):
         brain: Decides the replies instead of the role's own brain (the ablation's naive single agent).
         priced_as: The hosted model id the role is configured with: its cache rules (minimum cacheable prefix) are
             the ones simulated, so a Haiku role's short prefix is billed as input as Bedrock would bill it.
+        reply_size: ``compact`` (the offline model's own terse replies) or ``real``: the same decisions written at
+            a hosted model's length (``real_size``), for cost estimates and transcripts sized like a real job's.
     """
 
     def __init__(
@@ -61,6 +64,7 @@ class OfflineModel(Model):
         cache: bool = False,
         brain: Callable[[Conversation], Reply] | None = None,
         priced_as: str | None = None,
+        reply_size: str = "compact",
     ) -> None:
         self.config: OfflineConfig = {
             "model_id": f"offline-{role}",
@@ -70,7 +74,10 @@ class OfflineModel(Model):
             "system_point": True,
             "context_window_limit": CONTEXT_WINDOW,
         }
+        if reply_size not in REPLY_SIZES:
+            raise ValueError(f"reply_size must be one of {', '.join(REPLY_SIZES)}, not {reply_size!r}")
         self.brain = brain
+        self.reply_size = reply_size
         self.prompt_cache = PrefixCache(priced_as or self.config["model_id"])
         self._calls = 0
         #: Summarization calls answered (the conversation manager's, which bypass the agent's hooks).
@@ -118,7 +125,10 @@ class OfflineModel(Model):
         )
         conversation = Conversation(system_prompt or "", messages, {spec["name"] for spec in tool_specs or []})
         self.summarizations += is_summarization(conversation)
-        reply = self.brain(conversation) if self.brain else respond(self.config["role"], conversation)
+        decide = self.brain or (lambda conv: respond(self.config["role"], conv))
+        reply = decide(conversation)
+        if self.reply_size == "real" and not is_summarization(conversation) and self.config["role"] != "answerer":
+            reply = real_size(reply, conversation, decide)
         reply = self._clip(reply)
         output_text = reply.text + "".join(
             call.name + json.dumps(call.input, ensure_ascii=False) for call in reply.tool_calls

@@ -288,12 +288,20 @@ def _fingerprints(names: Sequence[str], prompts_dir: Path | None) -> list[tuple[
     return pairs
 
 
-def offline_router(prompts_dir: Path | None = None) -> RoleRouter:
+def offline_router(prompts_dir: Path | None = None, *, reply_size: str = "real") -> RoleRouter:
     """A router to the product's offline model, one per role: the brain that makes a whole job behind the endpoint
-    (its summarization calls go to a model of their own)."""
+    (its summarization calls go to a model of their own).
+
+    Args:
+        prompts_dir: The prompt override folder the job uses, if any.
+        reply_size: ``real`` (default): replies at a hosted model's length (``models.offline.real_size``), so a
+            job behind the endpoint sends requests of a real job's size; ``compact``: the offline model's own.
+    """
     from ...models.offline.model import OfflineModel
     from ...models.offline.roles import ROLES as OFFLINE_ROLES
 
-    brains: dict[str, Brain] = {role: ModelBrain(OfflineModel(role=role)) for role in OFFLINE_ROLES}
+    brains: dict[str, Brain] = {
+        role: ModelBrain(OfflineModel(role=role, reply_size=reply_size)) for role in OFFLINE_ROLES
+    }
     brains["summarization"] = ModelBrain(OfflineModel(role="coordinator"))
     return RoleRouter(brains, prompts_dir=prompts_dir)

@@ -442,13 +442,18 @@ def _strict(request: StatRequest) -> bool:
 
 
 def _stat_prompt(
-    text: str, matched: Matched, knowledge: Sequence[KnowledgeFragment], history: list[Turn], language: str
+    text: str,
+    matched: Matched,
+    knowledge: Sequence[KnowledgeFragment],
+    history: list[Turn],
+    language: str,
+    profile: dict[str, Any] | None,
 ) -> AskPrompt:
     """The prompt of a statistics answer: the fragments holding its calculations, and the computed sentences."""
     hits = [Hit(f, 1.0, 0.0, None) for f in knowledge if set(f.calc_ids) & set(matched.calcs)]
     hits = sorted(hits, key=lambda h: (h.fragment.source != "calculation", h.fragment.id))[:SELECT_LIMIT]
     prompt = build_prompt(text, hits, history, language=language, limit_tokens=PROMPT_LIMIT_TOKENS,
-                          answer_reserve=ANSWER_TOKENS)  # fmt: skip
+                          answer_reserve=ANSWER_TOKENS, profile=profile)  # fmt: skip
     return dataclasses.replace(prompt, user=prompt.user + "\n" + computed_block(matched))
 
 
@@ -514,7 +519,7 @@ def ask(
         result = _Answer(refusal_sentence(asked.reason, language), True, "unsupported", [], [], False)
     elif matched is not None and matched.complete:
         calcs = {str(c["id"]): c for c in facts.calcs}
-        prompt = _stat_prompt(text, matched, knowledge, history, language)
+        prompt = _stat_prompt(text, matched, knowledge, history, language, profile)
         result = _answer(_agent(settings, model, prompt, meter), prompt, knowledge, matched, calcs)
     elif matched is not None and (analyze or _strict(matched.request)):
         # never a nearby number in its place: a verified number of another question is a wrong answer
@@ -532,12 +537,13 @@ def ask(
                 language=language,
                 limit_tokens=PROMPT_LIMIT_TOKENS,
                 answer_reserve=ANSWER_TOKENS,
+                profile=profile,
             )
             if selected
             else None
         )
         if prompt is None or not prompt.sent:  # nothing relevant: the model is not called
-            result = _Answer(abstention_sentence(text), True, "no_relevant_fragments", [], [], False)
+            result = _Answer(abstention_sentence(text, profile=profile), True, "no_relevant_fragments", [], [], False)
         else:
             state, tools = _request_tool(facts)
             result = _answer(_agent(settings, model, prompt, meter, tools), prompt, knowledge, state=state)

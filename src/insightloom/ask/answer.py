@@ -46,6 +46,7 @@ from .embeddings import HybridRetriever, make_embedder
 from .events import append_ask_events, ask_event, record_ask_usage
 from .fragments import KnowledgeFragment, load_knowledge
 from .memory import MemoryStore, Turn, open_memory
+from .missing import missing_data
 from .prompt import AskPrompt, abstention_sentence, build_prompt, question_language
 from .request_tool import RequestState, make_request_tool
 from .retrieval import Hit
@@ -501,7 +502,9 @@ def ask(
         q.emit("requested", request=_request_json(asked))
     new_ids: list[str] = []
     refused = isinstance(asked, Refusal) and asked.kind != UNEXPRESSED
-    if analyze and not refused:
+    # A year the data do not cover: any figure would answer another period's question.
+    uncovered = bool(missing_data(text, profile).periods) if profile is not None else False
+    if analyze and not refused and not uncovered:
         from .analyze import DEFAULT_CAP_USD
 
         new_ids = _analyze(q, settings, DEFAULT_CAP_USD if cap_usd is None else cap_usd, analyzer)
@@ -514,7 +517,9 @@ def ask(
     facts = _Facts.read(q.jobs[0], profile, knowledge)
     matched = facts.match(asked) if isinstance(asked, StatRequest) else None
     retrieval, prompt, calcs = "basis", None, {}
-    if analyze and isinstance(asked, Refusal) and (refused or not new_ids):
+    if uncovered:
+        result = _Answer(abstention_sentence(text, language, profile), True, "period_not_covered", [], [], False)
+    elif analyze and isinstance(asked, Refusal) and (refused or not new_ids):
         # nothing computed: say what the catalog lacks rather than let a nearby fragment answer
         result = _Answer(refusal_sentence(asked.reason, language), True, "unsupported", [], [], False)
     elif matched is not None and matched.complete:

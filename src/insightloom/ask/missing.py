@@ -137,6 +137,16 @@ def _known_words(profile: Mapping[str, Any]) -> tuple[set[str], dict[str, set[st
     return known, columns
 
 
+def _names(profile: Mapping[str, Any]) -> set[str]:
+    """Column names and category values, whole and word by word (descriptions left out)."""
+    names: set[str] = set()
+    for table in _tables(profile):
+        for column in table.get("columns") or []:
+            if isinstance(column, Mapping):
+                names |= _column_words({k: v for k, v in column.items() if k != "description"})
+    return names
+
+
 def _date_spans(profile: Mapping[str, Any]) -> Iterable[tuple[str, str]]:
     for table in _tables(profile):
         for column in table.get("columns") or []:
@@ -149,7 +159,8 @@ def _missing_periods(question: str, profile: Mapping[str, Any]) -> list[tuple[st
     if not spans:
         return []
     first, last = min(lo for lo, _ in spans), max(hi for _, hi in spans)
-    years = dict.fromkeys(_YEAR_RE.findall(question))
+    names = _names(profile)  # a year that is a column's name or a category value is no period ("2019 models")
+    years = [year for year in dict.fromkeys(_YEAR_RE.findall(question)) if year not in names]
     return [(year, first, last) for year in years if not first[:4] <= year <= last[:4]]
 
 

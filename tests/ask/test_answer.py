@@ -108,3 +108,28 @@ def test_only_finished_jobs_with_a_report_are_asked(job: Path, offline: Settings
     (job / "job.json").write_text(json.dumps({**status, "status": "running"}), encoding="utf-8")
     with pytest.raises(BadInputError):
         ask([job], "What was total revenue?", settings=offline)
+
+
+def _with_dates(job: Path) -> Path:
+    path = job / "cache" / "profile.json"
+    profile = json.loads(path.read_text(encoding="utf-8"))
+    date = {"name": "Date", "role": "date", "dtype": "datetime", "min": "2024-01-01", "max": "2024-12-31"}
+    profile["tables"][0]["columns"].append(date)
+    path.write_text(json.dumps(profile), encoding="utf-8")
+    return job
+
+
+def test_a_year_the_data_do_not_cover_abstains_naming_it_without_a_model_call(job: Path, offline: Settings) -> None:
+    model = ScriptedModel("Total revenue was 1,234,567 KRW [F1].")  # a verified figure, but of another period
+    result = ask([_with_dates(job)], "What was the total Amount in 2019?", settings=offline, model=model)
+    assert result.abstained and result.reason == "period_not_covered" and model.seen == []
+    assert "2019 (the data cover 2024-01-01 to 2024-12-31)" in result.answer
+    schema = load_schema("ask_event")
+    for event in read_ask_events(job):
+        jsonschema.validate(event, schema)
+    assert [e["data"]["reason"] for e in read_ask_events(job) if e["kind"] == "abstained"] == ["period_not_covered"]
+
+
+def test_a_year_inside_the_data_is_no_reason_to_abstain(job: Path, offline: Settings) -> None:
+    result = ask([_with_dates(job)], "What was the total Amount in 2024?", settings=offline, model=ScriptedModel())
+    assert result.reason != "period_not_covered"

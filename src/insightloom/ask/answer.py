@@ -46,6 +46,7 @@ from .embeddings import HybridRetriever, make_embedder
 from .events import append_ask_events, ask_event, record_ask_usage
 from .fragments import KnowledgeFragment, load_knowledge
 from .memory import MemoryStore, Turn, open_memory
+from .missing import missing_data
 from .prompt import AskPrompt, abstention_sentence, build_prompt, question_language
 from .request_tool import RequestState, make_request_tool
 from .retrieval import Hit
@@ -442,13 +443,18 @@ def _strict(request: StatRequest) -> bool:
 
 
 def _stat_prompt(
-    text: str, matched: Matched, knowledge: Sequence[KnowledgeFragment], history: list[Turn], language: str
+    text: str,
+    matched: Matched,
+    knowledge: Sequence[KnowledgeFragment],
+    history: list[Turn],
+    language: str,
+    profile: dict[str, Any] | None,
 ) -> AskPrompt:
     """The prompt of a statistics answer: the fragments holding its calculations, and the computed sentences."""
     hits = [Hit(f, 1.0, 0.0, None) for f in knowledge if set(f.calc_ids) & set(matched.calcs)]
     hits = sorted(hits, key=lambda h: (h.fragment.source != "calculation", h.fragment.id))[:SELECT_LIMIT]
     prompt = build_prompt(text, hits, history, language=language, limit_tokens=PROMPT_LIMIT_TOKENS,
-                          answer_reserve=ANSWER_TOKENS)  # fmt: skip
+                          answer_reserve=ANSWER_TOKENS, profile=profile)  # fmt: skip
     return dataclasses.replace(prompt, user=prompt.user + "\n" + computed_block(matched))
 
 
@@ -496,7 +502,9 @@ def ask(
         q.emit("requested", request=_request_json(asked))
     new_ids: list[str] = []
     refused = isinstance(asked, Refusal) and asked.kind != UNEXPRESSED
-    if analyze and not refused:
+    # A year the data do not cover: any figure would answer another period's question.
+    uncovered = bool(missing_data(text, profile).periods) if profile is not None else False
+    if analyze and not refused and not uncovered:
         from .analyze import DEFAULT_CAP_USD
 
         new_ids = _analyze(q, settings, DEFAULT_CAP_USD if cap_usd is None else cap_usd, analyzer)
@@ -509,12 +517,14 @@ def ask(
     facts = _Facts.read(q.jobs[0], profile, knowledge)
     matched = facts.match(asked) if isinstance(asked, StatRequest) else None
     retrieval, prompt, calcs = "basis", None, {}
-    if analyze and isinstance(asked, Refusal) and (refused or not new_ids):
+    if uncovered:
+        result = _Answer(abstention_sentence(text, language, profile), True, "period_not_covered", [], [], False)
+    elif analyze and isinstance(asked, Refusal) and (refused or not new_ids):
         # nothing computed: say what the catalog lacks rather than let a nearby fragment answer
         result = _Answer(refusal_sentence(asked.reason, language), True, "unsupported", [], [], False)
     elif matched is not None and matched.complete:
         calcs = {str(c["id"]): c for c in facts.calcs}
-        prompt = _stat_prompt(text, matched, knowledge, history, language)
+        prompt = _stat_prompt(text, matched, knowledge, history, language, profile)
         result = _answer(_agent(settings, model, prompt, meter), prompt, knowledge, matched, calcs)
     elif matched is not None and (analyze or _strict(matched.request)):
         # never a nearby number in its place: a verified number of another question is a wrong answer
@@ -532,12 +542,13 @@ def ask(
                 language=language,
                 limit_tokens=PROMPT_LIMIT_TOKENS,
                 answer_reserve=ANSWER_TOKENS,
+                profile=profile,
             )
             if selected
             else None
         )
         if prompt is None or not prompt.sent:  # nothing relevant: the model is not called
-            result = _Answer(abstention_sentence(text), True, "no_relevant_fragments", [], [], False)
+            result = _Answer(abstention_sentence(text, profile=profile), True, "no_relevant_fragments", [], [], False)
         else:
             state, tools = _request_tool(facts)
             result = _answer(_agent(settings, model, prompt, meter, tools), prompt, knowledge, state=state)

@@ -9,15 +9,15 @@ sentences that share words with the question, then by the budget's own rule) or 
 from __future__ import annotations
 
 import dataclasses
-import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..context.budget import Fragment, Packing, TokenBudget, split_units
 from ..context.tokens import count_tokens
 from ..errors import ConfigError
 from ..report.render import is_korean
+from .missing import missing_data
 from .retrieval import tokenize
 
 if TYPE_CHECKING:
@@ -30,22 +30,14 @@ ABSTAIN: dict[str, str] = {
     "en": "The analysis results do not hold the information to answer this question; it would need data on {needed}.",
     "ko": "분석 결과에는 이 질문에 답할 정보가 없습니다. 답하려면 {needed}에 대한 데이터가 필요합니다.",
 }
+#: The sentence when the data hold everything the question names, but the results no verified figure for it.
+NOT_HELD: dict[str, str] = {
+    "en": "The analysis results hold no verified figure that answers this question about {columns}; a follow-up "
+    "analysis (insightloom ask --analyze) can compute it.",
+    "ko": "분석 결과에는 {columns}에 대한 이 질문의 답이 되는 검증된 수치가 없습니다. 후속 분석(insightloom ask "
+    "--analyze)으로 계산할 수 있습니다.",
+}
 _LANGUAGE_NAMES = {"en": "English", "ko": "Korean (한국어)"}
-_WORD_RE = re.compile(r"[^\W_]+", re.UNICODE)
-# Words that ask rather than name what is asked about; left out of "it would need data on ...".
-_QUESTION_WORDS = frozenset(
-    "a an the and or of in on at to for by with from what which who whom whose when where why how is are was were "  # noqa: SIM905
-    "be been do does did has have had this that these those it its their there than then me my our your about "
-    "tell show give please much many most least any some 무엇 무엇인가요 무엇이야 뭐야 어떤 어느 얼마 얼마나 "
-    "언제 어디 왜 어떻게 알려줘 알려주세요 인가요 있나요 했나요 였나요 이야".split()
-)
-# Words that say how to compute or print, not what data: "calculate the mean ... round to 2 decimal places".
-_HOW_WORDS = frozenset(
-    "calculate compute find determine report get estimate round rounded rounding decimal decimals places place "  # noqa: SIM905
-    "digits nearest whole number column columns value values mean average median standard deviation variance sum "
-    "total count percentage share correlation test method using use 구하시오 계산 반올림 소수점 자리 평균 합계".split()
-)
-_MAX_NEEDED_TERMS = 6
 
 SYSTEM_TEMPLATE = """# Role and scope
 You answer follow-up questions about finished data-analysis jobs. Everything you know about the jobs is in the
@@ -99,20 +91,18 @@ def question_language(question: str) -> str:
     return "ko" if is_korean(question) else "en"
 
 
-def needed_data(question: str) -> str:
-    """The question's own key words, which name the data that would answer it ("revenue, march")."""
-    terms: list[str] = []
-    for word in _WORD_RE.findall(question):
-        lowered = word.lower()
-        if lowered not in _QUESTION_WORDS | _HOW_WORDS and not lowered.isdigit() and lowered not in terms:
-            terms.append(lowered)
-    return ", ".join(terms[:_MAX_NEEDED_TERMS]) or question.strip()
+def abstention_sentence(question: str, language: str | None = None, profile: Mapping[str, Any] | None = None) -> str:
+    """The fixed abstention sentence in the question's language (or ``language``).
 
-
-def abstention_sentence(question: str, language: str | None = None) -> str:
-    """The fixed abstention sentence in the question's language (or ``language``), naming the data needed."""
+    With the job's data ``profile`` it names what the data lack (``ask.missing``): a column, value or period the
+    question names and the data do not hold, or, when the data hold all of it, the columns that no verified figure
+    answers yet. Without one, the question's key words.
+    """
     lang = language if language in ABSTAIN else question_language(question)
-    return ABSTAIN[lang].format(needed=needed_data(question))
+    missing = missing_data(question, profile)
+    if missing.data_present:
+        return NOT_HELD[lang].format(columns=", ".join(f"`{c}`" for c in missing.columns))
+    return ABSTAIN[lang].format(needed=missing.needed(lang) or question.strip())
 
 
 def _attr(value: str) -> str:
@@ -195,6 +185,7 @@ def build_prompt(
     language: str,
     limit_tokens: int,
     answer_reserve: int,
+    profile: Mapping[str, Any] | None = None,
 ) -> AskPrompt:
     """The prompt for ``question`` over ``hits`` (in the order they are to be read) and the conversation so far.
 
@@ -205,12 +196,13 @@ def build_prompt(
         language: ``en`` or ``ko``: the answer's language and the abstention sentence's.
         limit_tokens: The most tokens the prompt and the answer together may take.
         answer_reserve: Tokens kept free for the answer.
+        profile: The first job's data profile: the abstention sentence then names what the data lack.
 
     Raises:
         ConfigError: The system prompt and the question alone are over the budget.
     """
     lang = language if language in ABSTAIN else "en"
-    abstention = abstention_sentence(question, lang)
+    abstention = abstention_sentence(question, lang, profile)
     system = SYSTEM_TEMPLATE.format(abstention=abstention, language_name=_LANGUAGE_NAMES[lang])
     fragments = _prompt_ids(hits)
     scores = {f.id: hit.score for f, hit in zip(fragments, hits, strict=True)}

@@ -65,7 +65,15 @@ OPERATION_WORDS: dict[str, tuple[str, ...]] = {
     "ttest": (r"\bt[\s-]*tests?\b", r"\bwelch'?s?\b", r"\bstudent'?s\s+t\b", r"t\s*-?\s*검정"),
     "anova": (r"\banova\b", r"analysis\s+of\s+variance", "분산\\s*분석"),
     "chi2": (r"chi[\s-]*squared?", r"χ\s*²|χ2|\bchi2\b", "카이\\s*제곱", r"\bindependen(?:t|ce)\b", "독립"),
-    "count": (r"\bhow\s+many\b", r"\bnumber\s+of\b", r"\bcount\b", "몇\\s*(?:개|명|건|행)", "개수", "건수", r"행\s*수"),
+    "count": (
+        r"\bhow\s+many\b",
+        r"\bnumber\s+of\b",
+        r"\bcount\b",
+        "몇\\s*(?:개|명|건|행|채|마리|가구|곳|대|회|번|편|그루|장)",
+        "개수",
+        "건수",
+        r"행\s*수",
+    ),
     "distinct": (r"\bdistinct\b", r"\bunique\b", r"\bdifferent\s+values\b", "고유", "서로\\s*다른"),
     "missing": (r"\bmissing\b", r"\bnulls?\b", r"\bna\s+values\b", r"\bnan\b", "결측"),
     "share": (r"\bpercent(?:age)?\b", r"\bshare\b", r"\bproportion\b", r"\bfraction\b", "비율", "비중", "퍼센트"),
@@ -84,9 +92,13 @@ UNSUPPORTED_WORDS: tuple[str, ...] = (
     r"seasonal\w*",
     r"growth\s+rate", r"year[\s-]+over[\s-]+year", r"\bcagr\b", r"elasticity", r"\bvif\b", r"durbin",
     r"two[\s-]+way\s+anova", r"f[\s-]*test\s+for\s+variances",
+    r"\bpoisson\b", r"\bcox\b", r"hazards?\s+ratio", r"proportional\s+hazards", r"kaplan[\s-]*meier",
+    r"log[\s-]*rank", r"survival\s+(?:analysis|curve|function)", r"incidence\s+rate\s+ratio",
+    r"negative\s+binomial", r"\bprobit\b", r"\blogit\b", r"\bsensitivity\b", r"\bspecificity\b",
     "기하\\s*평균", "조화\\s*평균", "가중\\s*평균", "이동\\s*평균", "최빈값", "변동\\s*계수", "로지스틱",
     "다중\\s*회귀", "자기\\s*상관", "예측", "지니", "엔트로피", "상호\\s*작용", "공분산", "신뢰\\s*구간",
-    "표준\\s*오차", "백분위\\s*순위", "이원\\s*분산", "성장률", "증가율",
+    "표준\\s*오차", "백분위\\s*순위", "이원\\s*분산", "성장률", "증가율", "포아송", "푸아송", "위험\\s*비",
+    "생존\\s*분석", "카플란",
 )  # fmt: skip
 
 _NUMBER_WORDS = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
@@ -143,13 +155,23 @@ STATISTIC_RE = re.compile(
     r"\bstatistics?\b|\bt[\s-]*(?:value|statistic)\b|\bf[\s-]*(?:value|statistic|ratio)\b|\bw\b|"
     r"chi[\s-]*squared?\s+(?:value|statistic)|검정\s*통계량|통계량|\bt값|\bf값"
 )
+#: The test statistic named by its symbol ("report t and p", "F to 3 decimals", "χ² and p"), not the test's name
+#: ("t-test", "F-test", "χ² test"): matched where the question's values and operation words are already read.
+STATISTIC_SYMBOL_RE = re.compile(
+    r"(?<![\w'`-])[tf](?![\w'`-])(?!\s*-?\s*(?:tests?|검정|분포|distribution))|"
+    r"χ\s*²(?!\s*-?\s*(?:tests?\b|검정|독립))|\bχ2\b(?!\s*-?\s*(?:tests?\b|검정))"
+)
+#: A chi-square test's degrees of freedom asked for.
+DOF_RE = re.compile(r"degrees?\s+of\s+freedom|\bdof\b|\bdf\b|자유도")
 STRENGTH_RE = re.compile(r"how\s+strong|strength|강도|얼마나\s+강")
 STRONG_WORD_RE = re.compile(r"\bstrong\b|강한")
 #: A yes/no question: "Is ...", "Are ...", "Does ...", "... 인가?", "... 있는가?", "여부".
 VERDICT_RE = re.compile(
     r"(?:^|[.?!:;,]\s+|\(\s*)(?:is|are|does|do|did|was|were|can|could|would|will)\b|yes\s+or\s+no|"
-    r"(?<!몇 개)(?<!몇개)(?<!얼마)(?:[인한는은]가\s*\??\s*$|인가요|입니까|습니까|있는가|있나요|나요\s*\??\s*$|"
-    r"여부|인지\s|않은가|않는가|일까|할까)"
+    r",?\s+and\s+(?:is|are|does|do)\s+(?:it|they|the|this|that|there)\b|\bwhether\b|"
+    r"(?:^|[.?!]\s+)(?:significant|strong|normal|independent|different|positive|negative)\b[^.?!]*\?|"
+    r"(?<!몇 개)(?<!몇개)(?<!얼마)(?:[인한는은]가\s*\??\s*$|[인한는은]가요|입니까|습니까|있는가|있나요|나요\s*\??\s*$|"
+    r"여부|[인한]지\s|않은가|않는가|일까|할까)"
 )
 #: A Korean question asking for an amount, not a yes/no ("몇 개인가?", "얼마인가?").
 KO_AMOUNT_RE = re.compile(r"몇|얼마|무엇|어느|어떤|누구")
@@ -160,6 +182,8 @@ INVERTED_RE = re.compile(
 SIGNIFICANT_RE = re.compile(r"significan|유의")
 WELCH_RE = re.compile(r"welch|unequal\s+variances?|equal_var\s*=\s*false|등분산\s*(?:을\s*)?가정하지|이분산")
 POOLED_RE = re.compile(r"pooled|equal\s+variances?|student'?s\s+t|등분산")
+#: "(ddof = 0)": the rule POPULATION_RE reads, so its number is no constraint left unread.
+DDOF_RE = re.compile(r"\bddof\s*=\s*[01]\b")
 POPULATION_RE = re.compile(r"population|ddof\s*=\s*0|모\s*표준편차|모분산|모집단")
 HIGH_RE = re.compile(
     r"\b(?:highest|largest|greatest|biggest|longest|most|maximum|max|top|best|higher|larger|greater|bigger|longer)\b|"

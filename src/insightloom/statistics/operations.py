@@ -296,7 +296,10 @@ def _one(step: Step, data: pd.DataFrame, params: Mapping[str, Any]) -> dict[str,
 def _rows(step: Step, data: pd.DataFrame, params: Mapping[str, Any]) -> dict[str, Any]:
     column = step.columns[0] if step.columns else None
     if step.op == "count":
-        return {"value": int(len(data) if column is None else data[column].notna().sum())}
+        kept = (
+            data[filter_mask(data, condition_of(step))] if condition_of(step) else data
+        )  # "how many ... and what share"
+        return {"value": int(len(kept) if column is None else kept[column].notna().sum())}
     if step.op == "distinct":
         return {"value": int(data[_col(step)].dropna().nunique())}
     if step.op == "missing":
@@ -464,7 +467,7 @@ def check_sql(step: Step, view: str, filters: Sequence[Filter]) -> dict[str, str
 def _rows_sql(step: Step, source: str, rows: str) -> str:
     if step.op == "count":
         nonnull = f"{qi(step.columns[0])} IS NOT NULL" if step.columns else ""
-        return f"SELECT COUNT(*) FROM {source}{_where(rows, nonnull)}"
+        return f"SELECT COUNT(*) FROM {source}{_where(rows, nonnull, filter_sql(condition_of(step)))}"
     if step.op == "distinct":
         return f"SELECT COUNT(DISTINCT {qi(_col(step))}) FROM {source}{_where(rows)}"
     if step.op == "missing":

@@ -26,6 +26,7 @@ MISSING_COLUMN = "missing_column"
 AMBIGUOUS = "ambiguous_column"
 UNEXPRESSED = "unexpressed"
 _NUMERIC_DTYPES = ("int", "float", "uint")
+_FEW_LEVELS = 10  # a numeric column with at most this many values can group (a t-test's 0/1, a χ² test's grade)
 _QUOTED = re.compile(r"'([^']+)'|\"([^\"]+)\"|‘([^’]+)’|“([^”]+)”")
 _NUMBER = re.compile(r"(?<![\w.])[-−]?\d+(?:,\d{3})*(?:\.\d+)?(?![\w])")
 _COLUMN_WORD = re.compile(
@@ -92,9 +93,15 @@ def is_numeric(col: Mapping[str, Any]) -> bool:
 
 
 def _name_pattern(name: str) -> str:
-    parts = re.split(r"[\s_.]+", name.lower())
-    words = r"[\s_.]+".join(re.escape(p) for p in parts if p)
+    parts = re.split(r"[\s_.]+", name)
+    words = r"[\s_.]+".join(_camel_words(p) for p in parts if p)
     return rf"(?<![\w-]){words}(?:{lx.KO_PARTICLES})?(?![\w-])"  # "state-years" names no `state`
+
+
+def _camel_words(word: str) -> str:
+    """One word of a name, its camel-case parts optionally apart ("HomeGoals" reads as "home goals" too)."""
+    pieces = re.split(r"(?<=[a-z])(?=[A-Z][a-z])", word)
+    return r"[\s_.]?".join(re.escape(p.lower()) for p in pieces)
 
 
 def _column_mentions(text: _Text, columns: list[dict[str, Any]]) -> tuple[list[_Mention], list[Refusal]]:
@@ -216,7 +223,10 @@ def _owner(owners: list[tuple[str, str, bool]], start: int, mentions: list[_Ment
         return adjacent[0][0], adjacent[0][1]
     named = {o[0]: o for o in owners}
     before = [m for m in mentions if m.end <= start and m.name in named]
-    return (named[before[-1].name][0], named[before[-1].name][1]) if before else None
+    if before:
+        return named[before[-1].name][0], named[before[-1].name][1]
+    anywhere = {m.name for m in mentions if m.name in named}  # "Bayern and Dortmund at home (HomeTeam)"
+    return (named[next(iter(anywhere))][0], named[next(iter(anywhere))][1]) if len(anywhere) == 1 else None
 
 
 def _numeric_filters(text: _Text, mentions: list[_Mention], numeric: set[str]) -> list[Filter]:
@@ -375,8 +385,8 @@ def parse_question(question: str, profile: Mapping[str, Any], view: str | None =
         text.take(start, end)
     by_name = {str(c["name"]): c for c in columns}
     numeric = {n for n, c in by_name.items() if is_numeric(c)}
-    filters = _numeric_filters(text, mentions, numeric) + _value_filters(text, columns, mentions)
-    for pattern in (lx.ZTHRESHOLD_RE, lx.IQR_FACTOR_RE, lx.ALPHA_RE, lx.STRONG_RE, lx.IGNORE_MISSING_RE):
+    filters = list(dict.fromkeys(_numeric_filters(text, mentions, numeric) + _value_filters(text, columns, mentions)))
+    for pattern in (lx.ZTHRESHOLD_RE, lx.IQR_FACTOR_RE, lx.ALPHA_RE, lx.STRONG_RE, lx.IGNORE_MISSING_RE, lx.DDOF_RE):
         for match in text.find(pattern):
             text.take(*match.span())
     ops = _operation_words(text)
@@ -434,7 +444,23 @@ def _roles(mentions: list[_Mention], filters: list[Filter], by_name: Mapping[str
     for f in filters:
         if f.op == "=" and isinstance(f.value, str):
             levels.setdefault(f.column, []).append(f.value)
+        elif f.op == "=" and _coded(by_name[f.column]):  # "smoke = 1 minus smoke = 0": groups of a 0/1 column
+            label = _level_label(float(f.value), by_name[f.column])
+            if label not in levels.get(f.column, []):
+                levels.setdefault(f.column, []).append(label)
     return _Parts(measures, categories, filters, levels, [n for n in seen if is_numeric(by_name[n])])
+
+
+def _coded(col: Mapping[str, Any]) -> bool:
+    """Whether a numeric column codes a few groups (0/1, grades 1-3) rather than measuring."""
+    return is_numeric(col) and 0 < int(col.get("distinct") or 99) <= _FEW_LEVELS
+
+
+def _level_label(value: float, col: Mapping[str, Any]) -> str:
+    """A numeric group's label as the data's text reads it (an integer column's 1 is "1", a float's "1.0")."""
+    return (
+        str(int(value)) if str(col.get("dtype", "")).startswith(("int", "uint")) and value.is_integer() else str(value)
+    )
 
 
 def _build(
@@ -455,7 +481,7 @@ def _build(
             "k": _first_number(lx.IQR_FACTOR_RE, q)}  # fmt: skip
         steps += [Step(op, (m,)).with_params(**params) for m in parts.measures[:1]]
     if ops.has("ttest", "anova") or (ops.has("chi2") and len(group_cols) + len(parts.levels) >= 2):
-        return _test(q, ops, parts, decimals, language, verdict, table)
+        return _test(q, text, ops, parts, decimals, language, verdict, table)
     if ops.has("pearson", "spearman", "kendall", "correlation"):
         return _correlation(q, ops, parts, decimals, language, verdict, table)
     if ops.has("regression"):
@@ -478,11 +504,11 @@ def _build(
 
 
 def _verdict_sentence(q: str, language: str) -> str | None:
-    """The sentence that asks a yes/no ("Is it significant at α = 0.05?"), or None."""
-    for sentence in re.split(r"(?<=[?.!])\s+|(?<=[?])", q):
-        if lx.VERDICT_RE.search(sentence) and not (language == "ko" and lx.KO_AMOUNT_RE.search(sentence)):
-            return sentence
-    return None
+    """The sentence that asks a yes/no ("Is it significant at α = 0.05?"), or None. Of several, the one asking
+    significance: "Test whether A and B are independent ... Is it significant?" is answered yes when it is."""
+    asking = [s for s in re.split(r"(?<=[?.!])\s+|(?<=[?])", q)
+              if lx.VERDICT_RE.search(s) and not (language == "ko" and lx.KO_AMOUNT_RE.search(s))]  # fmt: skip
+    return next((s for s in asking if lx.SIGNIFICANT_RE.search(s)), asking[0] if asking else None)
 
 
 def _inverted(q: str, language: str) -> bool:
@@ -509,15 +535,18 @@ def _simple_steps(q: str, ops: _Ops, parts: _Parts, text: _Text, by_name: Mappin
     names = ops.names()
     if "distinct" in names or "missing" in names:
         ops.drop("count")
-    if "share" in names:
+    together = "share" in names and "count" in names and bool(parts.filters)  # "how many ..., and what share"
+    if "share" in names and not together:
         ops.drop("count")
+    condition = tuple(parts.filters) if together else None
     steps: list[Step] = []
     for index, (pos, name, groups) in enumerate(ops.found):
         if name not in OPERATIONS and name not in ("iqr", "range"):
             continue
         nxt = ops.found[index + 1][0] if index + 1 < len(ops.found) else len(q) + 1
         if name in ("count", "share"):
-            steps.append(_count_step(name, parts))
+            if not any(step.op == name for step in steps):  # "what share ... (percent)": one share asked
+                steps.append(_count_step(name, parts, condition))
             continue
         if name in ("distinct", "missing"):
             cols = parts.categories + parts.measures
@@ -540,7 +569,12 @@ def _between(column: str, text: _Text, start: int, end: int) -> bool:
     return any(start <= m.start() < end for m in re.finditer(_name_pattern(column), original))
 
 
-def _count_step(name: str, parts: _Parts) -> Step:
+def _count_step(name: str, parts: _Parts, shared: tuple[Filter, ...] | None = None) -> Step:
+    """A count, or a share of the rows with the question's condition. A count asked with a share
+    (``shared``) counts the rows with that same condition, which then filters neither."""
+    if shared is not None:
+        parts.filters.clear()
+        return Step(name, (), params=(("where", tuple(tuple(f.to_json()) for f in shared)),))
     if name == "share":
         condition = tuple(parts.filters)
         parts.filters.clear()
@@ -636,18 +670,26 @@ def _default_agg(op: str, measure: str, group: str, table: Mapping[str, Any]) ->
     return "sum" if table_col(table, measure).get("aggregation") == "sum" else "mean"
 
 
-def _test(q: str, ops: _Ops, parts: _Parts, decimals: int | None, language: str, verdict: bool,
-          table: Mapping[str, Any]) -> StatRequest | None:  # fmt: skip
+def _asks_statistic(q: str, text: _Text) -> bool:
+    """Whether the test statistic is asked: by name, or by its symbol ("t and p", "F", "χ²"); a symbol is read
+    where values and operation words are blanked, so `sex` = 'F' or "t-test" is no statistic."""
+    chi = re.search(r"χ\s*²|\bχ2\b", q) and lx.STATISTIC_SYMBOL_RE.search(q)
+    return bool(lx.STATISTIC_RE.search(q) or lx.STATISTIC_SYMBOL_RE.search(text.text) or chi)
+
+
+def _test(q: str, text: _Text, ops: _Ops, parts: _Parts, decimals: int | None, language: str, verdict: bool,
+          table: Mapping[str, Any]) -> StatRequest | Refusal | None:  # fmt: skip
     alpha = _alpha(q)
     show = ["verdict"] if verdict or lx.SIGNIFICANT_RE.search(q) or not lx.P_VALUE_RE.search(q) else []
     show += ["p_value"] if lx.P_VALUE_RE.search(q) else []
-    show += ["statistic"] if lx.STATISTIC_RE.search(q) else []
+    show += ["statistic"] if _asks_statistic(q, text) else []
     invert = _inverted(q, "ko" if re.search(r"[\uac00-\ud7a3]", q) else "en")
     if ops.has("chi2") and not ops.has("ttest", "anova"):
         cats = list(dict.fromkeys([*parts.categories, *parts.levels]))
         if len(cats) < 2:
             return None
         parts.filters[:] = [f for f in parts.filters if f.column not in cats[:2]]
+        show += ["dof"] if lx.DOF_RE.search(q) else []
         step = Step("chi2", (cats[0],), cats[1], show=tuple(show)).with_params(alpha=alpha, invert=invert or None)
         return _request([step], parts, decimals, "verdict" if verdict else "value", language, table)
     measure = next(iter(parts.measures), None)
@@ -659,9 +701,11 @@ def _test(q: str, ops: _Ops, parts: _Parts, decimals: int | None, language: str,
         if len(named) == 1 or len(few) == 1:
             group = (named or few)[0]
             measure = next(m for m in parts.measures if m != group)
-    if measure is None or group is None:
-        return None
-    levels = parts.levels.get(group, [])
+    if measure is None or group is None:  # a test with an operand unread: never a nearby figure in its place
+        what = "numeric column to compare" if measure is None else "column that makes the groups"
+        return Refusal(MISSING_COLUMN, f"the question names no {what} (the data's columns are named as the profile "
+                                       "names them)", ("column",))  # fmt: skip
+    levels = _level_order(text, table_col(table, group)) or parts.levels.get(group, [])
     parts.filters[:] = [f for f in parts.filters if f.column != group]
     if ops.has("ttest") or (len(levels) == 2 and not ops.has("anova")):
         equal = False if lx.WELCH_RE.search(q) else (True if lx.POOLED_RE.search(q) else None)
@@ -671,6 +715,23 @@ def _test(q: str, ops: _Ops, parts: _Parts, decimals: int | None, language: str,
     else:
         step = Step("anova", (measure,), group, show=tuple(show)).with_params(alpha=alpha, invert=invert or None)
     return _request([step], parts, decimals, "verdict" if verdict else "value", language, table)
+
+
+def _level_order(text: _Text, col: Mapping[str, Any]) -> list[str]:
+    """The two groups in the order asked, "M minus F", "1 vs 0", "Y − N" (the t statistic's sign follows it), or
+    empty when the question names no such pair of the column's values."""
+    values = {v.lower(): v for v in _category_values(col)}
+    if _coded(col):
+        low, high = col.get("min"), col.get("max")
+        if isinstance(low, int | float) and isinstance(high, int | float) and float(low).is_integer():
+            values |= {str(int(v)): _level_label(float(v), col) for v in range(int(low), int(high) + 1)}
+    pair = r"(?<![\w.])(\w+(?:\.\w+)*)\s*(?:minus|-|vs\.?|versus)\s*(\w+(?:\.\w+)*)(?![\w])"
+    for match in re.finditer(pair, _normal(text.original)):  # a value read beside its column still orders
+        a, b = match.group(1), match.group(2)
+        if a in values and b in values and a != b:
+            text.take(*match.span())
+            return [values[a], values[b]]
+    return []
 
 
 def table_col(table: Mapping[str, Any], name: str) -> Mapping[str, Any]:

@@ -131,6 +131,9 @@ def decimals_word(match: re.Match[str]) -> int:
 ALPHA_RE = re.compile(
     r"(?:α|alpha|significance(?:\s+level)?|유의\s*수준)\s*(?:of|=|:|is|at|으로|을|를)?\s*(?P<a>0?\.\d+|\d+(?:\.\d+)?\s*%)"
     r"|(?P<b>0?\.\d+|\d+(?:\.\d+)?\s*%)\s*(?:significance|level\s+of\s+significance|유의\s*수준)"
+    r"|(?:significant\w*|differ\w*|association)\s+at\s+(?:the\s+)?(?:α\s*=\s*)?(?P<c>0?\.\d+|\d+(?:\.\d+)?\s*%)"
+    r"(?:\s+(?:significance\s+)?level)?"
+    r"|\bat\s+the\s+(?P<d>0?\.\d+|\d+(?:\.\d+)?\s*%)\s+(?:significance\s+)?level"
 )
 ZTHRESHOLD_RE = re.compile(
     r"\|\s*z\s*\|\s*(?:>=?|≥|greater\s+than|above|over|exceeds?)\s*(?P<t>\d+(?:\.\d+)?)"
@@ -149,6 +152,7 @@ STRONG_RE = re.compile(
     r"\|\s*(?:r|rho|tau|ρ|τ)\s*\|\s*(?:>=|≥|>|greater\s+than|at\s+least|of\s+at\s+least|above)\s*(?P<r>0?\.\d+)"
     r"|(?:at\s+least|above|over|exceeds?)\s*(?P<s>0?\.\d+)\s*(?:in\s+absolute|absolute)"
     r"|(?P<t>0?\.\d+)\s*(?:이상)"
+    r"|\|\s*(?:r|rho|tau|ρ|τ)\s*\|\s*(?:of\s+)?(?P<u>0?\.\d+)\s+or\s+(?:more|above|greater|higher|larger)"
 )
 P_VALUE_RE = re.compile(r"\bp[\s-]*values?\b|\bp\s*값|p-값|유의\s*확률|\bsignificance\b|\bp\b", re.I)
 STATISTIC_RE = re.compile(
@@ -164,12 +168,17 @@ STATISTIC_SYMBOL_RE = re.compile(
 #: A chi-square test's degrees of freedom asked for.
 DOF_RE = re.compile(r"degrees?\s+of\s+freedom|\bdof\b|\bdf\b|자유도")
 STRENGTH_RE = re.compile(r"how\s+strong|strength|강도|얼마나\s+강")
+#: The direction a yes/no asks of a correlation ("is it positive?", "양의 상관인가요?").
+SIGN_WORDS: tuple[tuple[str, str], ...] = (
+    ("positive", r"\bpositive(?:ly)?\b|양의|양\s*\(\+\)|정적"),
+    ("negative", r"\bnegative(?:ly)?\b|음의|부적|역의"),
+)
 STRONG_WORD_RE = re.compile(r"\bstrong\b|강한")
 #: A yes/no question: "Is ...", "Are ...", "Does ...", "... 인가?", "... 있는가?", "여부".
 VERDICT_RE = re.compile(
     r"(?:^|[.?!:;,]\s+|\(\s*)(?:is|are|does|do|did|was|were|can|could|would|will)\b|yes\s+or\s+no|"
     r",?\s+and\s+(?:is|are|does|do)\s+(?:it|they|the|this|that|there)\b|\bwhether\b|"
-    r"(?:^|[.?!]\s+)(?:significant|strong|normal|independent|different|positive|negative)\b[^.?!]*\?|"
+    r"(?:^|[.?!]\s+)(?:significant|strong|normal|independent|different|positive|negative)\b(?:[^.?!]|\.\d)*\?|"
     r"(?<!몇 개)(?<!몇개)(?<!얼마)(?:[인한는은]가\s*\??\s*$|[인한는은]가요|입니까|습니까|있는가|있나요|나요\s*\??\s*$|"
     r"여부|[인한]지\s|않은가|않는가|일까|할까)"
 )

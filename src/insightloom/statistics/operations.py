@@ -68,7 +68,7 @@ def _op(name: str, kind: str, parts: tuple[str, ...], en: str, ko: str, labels: 
     return Operation(name, kind, parts, {"en": en, "ko": ko}, defaults, labels)
 
 
-_CORRELATION_PARTS = ("value", "p_value", "strength", "strong", "significant")
+_CORRELATION_PARTS = ("value", "p_value", "strength", "strong", "significant", "positive", "negative")
 OPERATIONS: dict[str, Operation] = {
     op.name: op
     for op in (
@@ -337,7 +337,8 @@ def _pair(step: Step, data: pd.DataFrame, params: Mapping[str, Any]) -> dict[str
     if not math.isfinite(r):
         raise ValueError(f"the {step.op} correlation is undefined: a column is constant over the rows kept")
     return {"value": r, "p_value": p, "strength": strength(r), "strong": _yes(abs(r) >= float(params["strong_r"])),
-            "significant": _yes(p < float(params["alpha"]))}  # fmt: skip
+            "significant": _yes(p < float(params["alpha"])), "positive": _yes(r > 0),
+            "negative": _yes(r < 0)}  # fmt: skip
 
 
 def _yes(flag: bool) -> str:

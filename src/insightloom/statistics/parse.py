@@ -10,6 +10,7 @@ number that answers another question is a wrong answer.
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -25,6 +26,9 @@ UNSUPPORTED = "unsupported_operation"
 MISSING_COLUMN = "missing_column"
 AMBIGUOUS = "ambiguous_column"
 UNEXPRESSED = "unexpressed"
+#: A part of the question the parser could not read (a number, a yes/no comparison): the question is refused,
+#: never answered as the question without it.
+UNREAD = "unread_constraint"
 _NUMERIC_DTYPES = ("int", "float", "uint")
 _FEW_LEVELS = 10  # a numeric column with at most this many values can group (a t-test's 0/1, a χ² test's grade)
 _QUOTED = re.compile(r"'([^']+)'|\"([^\"]+)\"|‘([^’]+)’|“([^”]+)”")
@@ -143,6 +147,7 @@ def _whole_term(question: str, start: int, end: int) -> str:
 
 
 _DESCRIBED = re.compile(r"((?:[^\W\d_][\w'-]*|\d+(?:\.\d+)?)\s+){0,4}\(\s*$")
+_DESCRIBED_LONG = re.compile(r"((?:[^\W\d_][\w'-]*|\d+(?:\.\d+)?)\s+){0,6}\(\s*$")
 
 
 def _described(text: _Text, mentions: list[_Mention]) -> list[_Mention]:
@@ -151,14 +156,16 @@ def _described(text: _Text, mentions: list[_Mention]) -> list[_Mention]:
     ("65") no constraint."""
     dropped: set[tuple[int, int]] = set()
     for m in mentions:
-        if text.original[m.start : m.start + 1] != "`":
+        quoted = text.original[m.start : m.start + 1] == "`"
+        if not quoted and not text.original[: m.start].rstrip().endswith("("):
             continue
-        words = _DESCRIBED.search(text.original[: m.start])
+        words = (_DESCRIBED if quoted else _DESCRIBED_LONG).search(text.original[: m.start])
         if words is None or words.start() == words.end():
             continue
         start, end = words.start(), words.end()
-        dropped |= {(o.start, o.end) for o in mentions if o.name != m.name and start <= o.start < end
-                    and text.original[o.start : o.start + 1] != "`"}  # fmt: skip
+        if quoted:  # "the 2004 fate of a gall (Fate04)": a bare name in parentheses reads its words' numbers only
+            dropped |= {(o.start, o.end) for o in mentions if o.name != m.name and start <= o.start < end
+                        and text.original[o.start : o.start + 1] != "`"}  # fmt: skip
         for number in re.finditer(r"\d+(?:\.\d+)?", text.text[start:end]):
             text.take(start + number.start(), start + number.end())
     return [m for m in mentions if (m.start, m.end) not in dropped]
@@ -291,10 +298,24 @@ def _operation_words(text: _Text) -> _Ops:
     for name, patterns in lx.OPERATION_WORDS.items():
         for pattern in patterns:
             for match in text.find(pattern):
-                ops.found.append((match.start(), name, {k: v for k, v in match.groupdict().items() if v}))
+                groups = {k: v for k, v in match.groupdict().items() if v}
+                ops.found.append((match.start(), name, groups))
                 text.take(match.start(), match.end())
+                if name == "quantile":
+                    _restated(text, match.end(), _quantile(groups))
     ops.found.sort()
     return ops
+
+
+def _restated(text: _Text, end: int, q: float) -> None:
+    """Read "the first quartile (25%)" or "(q = 0.25)": the quantile restated right after its name."""
+    match = re.compile(r"\s*\(\s*(?:q\s*=\s*)?(?P<n>\d+(?:\.\d+)?)\s*(?P<pct>%|th\s+percentile)?\s*\)").match(
+        text.text, end
+    )
+    if match is not None:
+        number = float(match.group("n"))
+        if math.isclose(number / 100 if match.group("pct") or number > 1 else number, q):
+            text.take(*match.span())
 
 
 def _quantile(groups: dict[str, str]) -> float:
@@ -312,7 +333,7 @@ def _alpha(question: str) -> float | None:
     match = lx.ALPHA_RE.search(question)
     if not match:
         return None
-    text = (match.group("a") or match.group("b")).replace(" ", "")
+    text = next(g for g in match.groups() if g).replace(" ", "")
     return float(text[:-1]) / 100 if text.endswith("%") else float(text)
 
 
@@ -324,6 +345,9 @@ def _first_number(pattern: re.Pattern[str], question: str) -> float | None:
 def _decimals(question: str) -> tuple[int | None, dict[str, int], list[tuple[int, int]]]:
     """The rounding asked: the first phrase's decimals, and per part when several phrases each follow a part
     ("the slope (3 decimals), the intercept (2 decimals)")."""
+    respectively = _respectively(question)
+    if respectively is not None:
+        return respectively
     found: list[tuple[int, int, int]] = []
     for pattern, fixed in lx.DECIMALS_PATTERNS:
         for match in pattern.finditer(question):
@@ -343,6 +367,23 @@ def _decimals(question: str) -> tuple[int | None, dict[str, int], list[tuple[int
                 per_part.setdefault(last[1], decimals)
             previous = end
     return found[0][2], per_part, [(start, end) for start, end, _d in found]
+
+
+_RESPECTIVELY = re.compile(r"(?P<a>\d+)\s+and\s+(?P<b>\d+)\s+decimals?(?:\s+places)?,?\s+respectively")
+
+
+def _respectively(question: str) -> tuple[int | None, dict[str, int], list[tuple[int, int]]] | None:
+    """ "the slope b and R² to 2 and 4 decimals respectively": each number to the part named in that order."""
+    match = _RESPECTIVELY.search(question)
+    if match is None:
+        return None
+    sentence = question[: match.start()].rsplit(".", 1)[-1]
+    named = sorted((m.start(), part) for part, pattern in lx.PART_WORDS for m in re.finditer(pattern, sentence))
+    order = list(dict.fromkeys(part for _pos, part in named))
+    if len(order) != 2:
+        return None
+    first, second = int(match.group("a")), int(match.group("b"))
+    return first, {order[0]: first, order[1]: second}, [match.span()]
 
 
 @dataclass
@@ -401,6 +442,8 @@ def parse_question(question: str, profile: Mapping[str, Any], view: str | None =
     if not mentions:
         return _unknown_operand(text, ops)
     built = _build(question, text, ops, mentions, filters, by_name, decimals, language, table)
+    if isinstance(built, StatRequest):  # every path, tests and correlations too: no number left unread
+        built = _leftover(text, _known_numbers(built.steps, built.filters)) or built
     if isinstance(built, StatRequest) and per_part:
         return replace(built, part_decimals=tuple(sorted(per_part.items())))
     return built
@@ -480,7 +523,8 @@ def _build(
         params = {"threshold": _first_number(lx.ZTHRESHOLD_RE, q)} if op == "zscore_outliers" else {
             "k": _first_number(lx.IQR_FACTOR_RE, q)}  # fmt: skip
         steps += [Step(op, (m,)).with_params(**params) for m in parts.measures[:1]]
-    if ops.has("ttest", "anova") or (ops.has("chi2") and len(group_cols) + len(parts.levels) >= 2):
+    coded = [m for m in parts.measures if _coded(by_name[m]) and m not in group_cols]  # smoke (0/1) × low (0/1)
+    if ops.has("ttest", "anova") or (ops.has("chi2") and len(group_cols) + len(parts.levels) + len(coded) >= 2):
         return _test(q, text, ops, parts, decimals, language, verdict, table)
     if ops.has("pearson", "spearman", "kendall", "correlation"):
         return _correlation(q, ops, parts, decimals, language, verdict, table)
@@ -590,9 +634,7 @@ def _request(steps: list[Step], parts: _Parts, decimals: int | None, form: str, 
 
 def _finish(question: str, text: _Text, steps: list[Step], parts: _Parts, decimals: int | None, form: str,
             language: str, table: Mapping[str, Any]) -> StatRequest | Refusal | None:  # fmt: skip
-    known = {float(f.value) for f in parts.filters if not isinstance(f.value, str)}
-    known |= {float(f[2]) for step in steps for f in step.param("where") or () if not isinstance(f[2], str)}
-    leftover = _leftover(text, known)
+    leftover = _leftover(text, _known_numbers(steps, parts.filters))
     if leftover is not None:
         return leftover
     used = {c for step in steps for c in (*step.columns, step.group)} | {f.column for f in parts.filters}
@@ -606,8 +648,8 @@ def _finish(question: str, text: _Text, steps: list[Step], parts: _Parts, decima
         if op is not None and op.kind == "one" and not step.columns:
             return None
     if form == "verdict":
-        form = "value"  # a yes/no question of a plain statistic ("is the mean above 3?") is beyond the catalog
-        return Refusal(UNEXPRESSED, "a yes/no comparison of a statistic with a value", ("yes/no comparison",))
+        # a yes/no question of a plain statistic ("is the mean above 3?") is beyond the catalog
+        return Refusal(UNREAD, "a yes/no comparison of a statistic with a value", ("yes/no comparison",))
     return _request(steps, parts, decimals, form, language, table)
 
 
@@ -625,8 +667,24 @@ def _leftover(text: _Text, known: set[float]) -> Refusal | None:
         phrase = text.original[number.start() : number.end()]
         if float(phrase.replace(",", "").replace("−", "-")) in known:
             continue  # "fewer than 50 murders (`total` < 50)": the filter restated
-        return Refusal(UNEXPRESSED, f"the number {phrase} in the question, which the request cannot express", (phrase,))
+        said = _context(text.original, number.start(), number.end())
+        return Refusal(UNREAD, f"the number {phrase} in the question ('{said}'), which the request cannot express",
+                       (phrase, said))  # fmt: skip
     return None
+
+
+def _known_numbers(steps: list[Step] | tuple[Step, ...], filters: list[Filter] | tuple[Filter, ...]) -> set[float]:
+    """The numbers the request holds as filter values (a question may restate one)."""
+    known = {float(f.value) for f in filters if not isinstance(f.value, str)}
+    return known | {float(f[2]) for step in steps for f in step.param("where") or () if not isinstance(f[2], str)}
+
+
+def _context(question: str, start: int, end: int) -> str:
+    """A number with the words either side of it ("were Category 5 on"), as the refusal names it."""
+    before = re.search(r"(?:\S+\s+){0,2}$", question[:start])
+    after = re.match(r"(?:\s*[^\s,.;?!()]+){0,2}", question[end:])
+    head = before.group(0) if before else ""
+    return (head + question[start:end] + (after.group(0) if after else "")).strip()
 
 
 def _group_extreme(q: str, ops: _Ops, parts: _Parts, group_cols: list[str], decimals: int | None, language: str,
@@ -685,7 +743,8 @@ def _test(q: str, text: _Text, ops: _Ops, parts: _Parts, decimals: int | None, l
     show += ["statistic"] if _asks_statistic(q, text) else []
     invert = _inverted(q, "ko" if re.search(r"[\uac00-\ud7a3]", q) else "en")
     if ops.has("chi2") and not ops.has("ttest", "anova"):
-        cats = list(dict.fromkeys([*parts.categories, *parts.levels]))
+        coded = [m for m in parts.measures if _coded(table_col(table, m))]
+        cats = list(dict.fromkeys([*parts.categories, *parts.levels, *coded]))
         if len(cats) < 2:
             return None
         parts.filters[:] = [f for f in parts.filters if f.column not in cats[:2]]
@@ -726,12 +785,13 @@ def _level_order(text: _Text, col: Mapping[str, Any]) -> list[str]:
         if isinstance(low, int | float) and isinstance(high, int | float) and float(low).is_integer():
             values |= {str(int(v)): _level_label(float(v), col) for v in range(int(low), int(high) + 1)}
     pair = r"(?<![\w.])(\w+(?:\.\w+)*)\s*(?:minus|-|vs\.?|versus)\s*(\w+(?:\.\w+)*)(?![\w])"
+    order: list[str] = []
     for match in re.finditer(pair, _normal(text.original)):  # a value read beside its column still orders
         a, b = match.group(1), match.group(2)
-        if a in values and b in values and a != b:
-            text.take(*match.span())
-            return [values[a], values[b]]
-    return []
+        if a in values and b in values and a != b and order in ([], [values[a], values[b]]):
+            text.take(*match.span())  # "1 vs 0 ... (1 − 0)": each restatement is read
+            order = [values[a], values[b]]
+    return order
 
 
 def table_col(table: Mapping[str, Any], name: str) -> Mapping[str, Any]:
@@ -750,14 +810,17 @@ def _correlation(q: str, ops: _Ops, parts: _Parts, decimals: int | None, languag
     threshold = _first_number(lx.STRONG_RE, q)
     asking = _verdict_sentence(q, "ko" if re.search(r"[\uac00-\ud7a3]", q) else "en") or ""
     significance = bool(lx.SIGNIFICANT_RE.search(asking))
+    sign = next((p for p, pattern in lx.SIGN_WORDS if re.search(pattern, asking)), None)
     if verdict and significance:
         show.append("significant")
+    elif verdict and sign:
+        show.append(sign)
     elif verdict and strong:
         show.append("strong")
     elif lx.STRENGTH_RE.search(q) or strong:
         show.append("strength")
     step = Step(method, tuple(parts.measures[:2]), show=tuple(show)).with_params(strong_r=threshold, alpha=_alpha(q))
-    form = "verdict" if verdict and (strong or significance) else "value"
+    form = "verdict" if verdict and (strong or significance or sign) else "value"
     return _request([step], parts, decimals, form, language, table)
 
 
@@ -781,6 +844,21 @@ def _regression(q: str, parts: _Parts, decimals: int | None, language: str,
     return _request([step], parts, decimals, "verdict" if verdict else "value", language, table)
 
 
+_RESPONSE = r"(?:response|outcome|dependent|target|종속|반응)"
+_PREDICTOR = r"(?:predictor|explanatory|independent|regressor|feature|설명|독립)"
+
+
+def _named_role(q: str, first: str, second: str) -> tuple[str, str] | None:
+    """(y, x) when the question says which is the response ("X as the predictor and Y as the outcome")."""
+    for name, other in ((first, second), (second, first)):
+        after = rf"{_name_pattern(name)}\W{{0,3}}(?:\s+\w+){{0,2}}?\s*(?:as\s+)?(?:the\s+)?(?:a\s+)?"
+        if re.search(after + _RESPONSE, q) or re.search(rf"{_RESPONSE}\s*(?:variable)?\W*{_name_pattern(name)}", q):
+            return name, other
+        if re.search(after + _PREDICTOR, q) or re.search(rf"{_PREDICTOR}\s*(?:variable)?\W*{_name_pattern(name)}", q):
+            return other, name
+    return None
+
+
 def _regression_roles(q: str, measures: list[str]) -> tuple[str, str]:
     """(y, x): "regress Y on X", "Y against X", "predicting Y from X"; in Korean "X에 대한 Y의 회귀", "Y를 X에 대해
     회귀", "X가 Y에 미치는", "X로 Y를 예측" (else the second named is explained by the first)."""
@@ -790,6 +868,11 @@ def _regression_roles(q: str, measures: list[str]) -> tuple[str, str]:
         return a, b
     first, second = (a, b) if pa.start() < pb.start() else (b, a)
     between = q[min(pa.end(), pb.end()) : max(pa.start(), pb.start())].strip(" `'\"")
+    if re.match(r"=\s*\w{1,3}\s*\+\s*\w{1,3}\s*[·*x]?$", between):  # "price = a + b·sqft": y is left of "="
+        return first, second
+    role = _named_role(q, first, second)
+    if role is not None:
+        return role
     if re.search(r"[\uac00-\ud7a3]", q):
         return (first, second) if re.match(r"(?:을|를)(?:\s|$)", between) else (second, first)
     if re.search(r"\b(?:on|against|versus|vs\.?|from|using|by)\b", between):

@@ -18,6 +18,7 @@ from typing import Any
 
 from insightloom.statistics import lexicon as lx
 from insightloom.statistics.operations import OPERATIONS, operation
+from insightloom.statistics.operations import input_columns as ops_columns
 from insightloom.statistics.request import Filter, StatRequest, Step
 
 #: Refusal kinds: an operation the catalog lacks, a column the data lack, a name two columns match, or a
@@ -108,6 +109,39 @@ def _camel_words(word: str) -> str:
     return r"[\s_.]?".join(re.escape(p.lower()) for p in pieces)
 
 
+def _inflected(name: str) -> tuple[str, ...]:
+    """The name's past tense ("denied" for `deny`, "smoked" for `smoke`): a word that holds the column though
+    not its exact spelling."""
+    if not re.fullmatch(r"[A-Za-z][A-Za-z ]{2,}", name) or " " in name.strip():
+        return ()
+    low = name.lower()
+    # past tenses only: "departments" for `Department` names the rows counted, "report" for `reports` a verb
+    if low.endswith("s"):
+        return ()
+    forms = [low[:-1] + "ied"] if low.endswith("y") else [low + "d"] if low.endswith("e") else [low + "ed"]
+    return tuple(rf"(?<![\w-]){re.escape(f)}(?![\w-])" for f in forms)
+
+
+def _weak_mentions(text: _Text, columns: list[dict[str, Any]]) -> list[_Mention]:
+    """Words that hold a column's word in another form ("denied" for `deny`), where no mention was read: never an
+    operand, but a request that leaves such a column unread answers another question."""
+    found = []
+    for col in columns:
+        for pattern in _inflected(str(col["name"])):
+            found += [_Mention(m.start(), m.end(), str(col["name"])) for m in text.find(pattern)]
+    return found
+
+
+def _unread_weak(text: _Text, weak: list[_Mention], request: StatRequest) -> Refusal | None:
+    used = {c for step in request.steps for c in ops_columns(step)} | {f.column for f in request.filters}
+    for m in weak:
+        if m.name not in used:
+            word = text.original[m.start : m.end]
+            return Refusal(UNREAD, f"the question says '{word}' (`{m.name}`?), which the request does not read",
+                           (word,))  # fmt: skip
+    return None
+
+
 def _column_mentions(text: _Text, columns: list[dict[str, Any]]) -> tuple[list[_Mention], list[Refusal]]:
     found: list[_Mention] = []
     for col in sorted(columns, key=lambda c: -len(str(c["name"]))):
@@ -193,6 +227,26 @@ def _missing_column(text: _Text, columns: list[dict[str, Any]]) -> Refusal | Non
     return None
 
 
+_GLOSS = re.compile(r"(?P<ko>[\uac00-\ud7a3]+(?:\s+[\uac00-\ud7a3]+)?)\s*\((?P<en>[A-Za-z][A-Za-z0-9 _.-]*)\)")
+
+
+def _glossed(text: _Text, columns: list[dict[str, Any]]) -> Refusal | None:
+    """A Korean term glossed in English, "임신 주수(gestational age)", that no column's name is: the data lack it,
+    even when a column's name ("age") is a word of the gloss."""
+    for match in _GLOSS.finditer(text.original):
+        gloss = match.group("en").strip()
+        taken = [text.text[a:b] for a, b in (match.span("ko"), match.span("en"))]
+        if any(not t.strip() for t in taken):  # "왜도(skewness)", "t-검정(Student)": an operation named
+            continue
+        if any(re.fullmatch(_name_pattern(str(c["name"])), gloss.lower()) for c in columns):
+            continue
+        ko = re.sub(f"(?:{lx.KO_PARTICLES})$", "", match.group("ko"))
+        close = difflib.get_close_matches(gloss.lower(), [str(c["name"]).lower() for c in columns], n=3, cutoff=0.6)
+        candidates = tuple(str(c["name"]) for c in columns if str(c["name"]).lower() in close)
+        return Refusal(MISSING_COLUMN, f"the data have no column '{ko} ({gloss})'", (ko, gloss), candidates)
+    return None
+
+
 def _category_values(col: Mapping[str, Any]) -> list[str]:
     return [str(v["value"]) for v in col.get("top_values") or [] if str(v.get("value", "")).strip()]
 
@@ -206,7 +260,7 @@ def _value_filters(text: _Text, columns: list[dict[str, Any]], mentions: list[_M
         near = [m for m in mentions if m.name == col["name"]]
         for value in sorted(_category_values(col), key=len, reverse=True):
             v = re.escape(value.lower())
-            beside = re.compile(rf"\s*(?:=|==|is|of|equals?|equal\s+to|:)?\s*{v}(?![\w])")
+            beside = re.compile(rf"(?:{lx.KO_PARTICLES})?\s*(?:=|==|is|of|equals?|equal\s+to|:)?\s*{v}(?![\w])")
             hits = [(h.span(), True) for h in (beside.match(text.text, m.end) for m in near) if h]
             hits += [(h.span(), False) for h in text.find(rf"(?:'{v}'|\"{v}\")")]
             if not hits and len(value) >= 3 and not value.isdigit():
@@ -413,6 +467,7 @@ def parse_question(question: str, profile: Mapping[str, Any], view: str | None =
     text = _Text(question, _normal(question))
     mentions, ambiguous = _column_mentions(text, columns)
     mentions = _described(text, mentions)
+    weak = _weak_mentions(text, columns)
     terms = sorted((m.span() for p in lx.UNSUPPORTED_WORDS for m in text.find(p)), key=lambda span: span[0])
     if terms:
         found = [_whole_term(question, *span) for span in terms]
@@ -431,7 +486,7 @@ def parse_question(question: str, profile: Mapping[str, Any], view: str | None =
         for match in text.find(pattern):
             text.take(*match.span())
     ops = _operation_words(text)
-    missing = _missing_column(text, columns)
+    missing = _glossed(text, columns) or _missing_column(text, columns)
     if missing is not None:
         return missing
     extreme = lx.WHICH_RE.search(text.original.lower()) and (
@@ -443,7 +498,7 @@ def parse_question(question: str, profile: Mapping[str, Any], view: str | None =
         return _unknown_operand(text, ops)
     built = _build(question, text, ops, mentions, filters, by_name, decimals, language, table)
     if isinstance(built, StatRequest):  # every path, tests and correlations too: no number left unread
-        built = _leftover(text, _known_numbers(built.steps, built.filters)) or built
+        built = _leftover(text, _known_numbers(built.steps, built.filters)) or _unread_weak(text, weak, built) or built
     if isinstance(built, StatRequest) and per_part:
         return replace(built, part_decimals=tuple(sorted(per_part.items())))
     return built
@@ -458,6 +513,9 @@ def _no_operation(text: _Text, mentions: list[_Mention]) -> Refusal | None:
     return None
 
 
+_STOPS = r"(?:for|of|in|per|by|with|among|across|where|when|at|from|to|and|or|is|are|was|were|has|have)"
+
+
 def _unknown_operand(text: _Text, ops: _Ops) -> Refusal | None:
     """The name after an operation word ("the mean of temperature") when the question names no column at all."""
     for pos, name, _groups in ops.found:
@@ -468,10 +526,16 @@ def _unknown_operand(text: _Text, ops: _Ops) -> Refusal | None:
         )
         if match is None:
             match = re.compile(r"\S*\s*(?:of|for|in)\s+(?:the\s+)?(?P<n>[^\W\d][\w-]*)").match(text.text, pos)
-        if match is None:
-            match = re.compile(r"\S*\s+(?P<n>[^\W\d][\w-]*)").match(text.text, pos)
+        if match is None:  # "the average player salary for each team": the words up to a preposition
+            match = re.compile(rf"\S*\s+(?P<n>[^\W\d][\w-]*(?:\s+(?!{_STOPS}\b)[a-z][\w-]*){{0,2}})").match(
+                text.text, pos
+            )
         if match:
-            words = [w for w in text.original[match.start("n") : match.end("n")].split() if w.lower() not in _GENERIC]
+            words = text.original[match.start("n") : match.end("n")].split()
+            while words and words[0].lower() in _GENERIC:  # "days on market" keeps its inner words
+                words.pop(0)
+            while words and words[-1].lower() in _GENERIC:
+                words.pop()
             if words:
                 phrase = " ".join(words)
                 return Refusal(MISSING_COLUMN, f"the data have no column '{phrase}'", (phrase,))
@@ -540,11 +604,37 @@ def _build(
         return _request(steps, parts, decimals, "verdict", language, table)
     if which and group_cols:
         _column_words(q, ops, parts.numeric)
-        return _group_extreme(q, ops, parts, group_cols, decimals, language, table)
+        return _group_extreme(q, text, ops, parts, group_cols, decimals, language, table)
+    if which:
+        unnamed = _unnamed_group(text)
+        if unnamed is not None:  # "which class type has the highest ...": never the measure's own statistic
+            return unnamed
     steps += _simple_steps(q, ops, parts, text, by_name)
+    if not steps and not parts.measures and any(operation(n).kind == "one" for n in ops.names() if n in OPERATIONS):
+        return _unknown_operand(text, ops)  # "the average player salary for each team": the data lack it
     if not steps:
         return None
     return _finish(question, text, steps, parts, decimals, "verdict" if verdict else "value", language, table)
+
+
+_WHICH_NOUN = re.compile(
+    r"\b(?:which|what)\s+(?P<n>(?:[^\W\d][\w-]*\s+){0,2}?[^\W\d][\w-]*)\s+(?:has|have|had|is|are|was|were|"
+    r"shows?|gets?|got|scores?|records?)\b|(?:어느|어떤)\s*(?P<k>\S+)"
+)
+
+
+def _unnamed_group(text: _Text) -> Refusal | None:
+    """The groups "which <noun>" asks about when no column names them ("which class type", "어느 산업")."""
+    match = _WHICH_NOUN.search(text.text)
+    if match is None:
+        return None
+    group = "n" if match.group("n") else "k"
+    phrase = text.original[match.start(group) : match.end(group)].strip()
+    words = [w for w in phrase.split() if w.lower() not in _GENERIC]
+    if not words or not phrase.strip():
+        return None
+    named = " ".join(words)
+    return Refusal(MISSING_COLUMN, f"the data have no column '{named}' to group by", (named,))
 
 
 def _verdict_sentence(q: str, language: str) -> str | None:
@@ -687,13 +777,16 @@ def _context(question: str, start: int, end: int) -> str:
     return (head + question[start:end] + (after.group(0) if after else "")).strip()
 
 
-def _group_extreme(q: str, ops: _Ops, parts: _Parts, group_cols: list[str], decimals: int | None, language: str,
-                   table: Mapping[str, Any]) -> StatRequest | None:  # fmt: skip
+def _group_extreme(q: str, text: _Text, ops: _Ops, parts: _Parts, group_cols: list[str], decimals: int | None,
+                   language: str, table: Mapping[str, Any]) -> StatRequest | Refusal | None:  # fmt: skip
     high = lx.HIGH_RE.search(q)
     low = lx.LOW_RE.search(q)
     op = "group_max" if high and (not low or high.start() < low.start()) else "group_min"
     names = ops.names()
-    measure = next(iter(parts.measures), None)
+    measure = next((m for m in parts.measures if m != group_cols[0]), None)  # the measure is never the group
+    if measure is None and {"mean", "sum", "median"} & set(names):  # "the highest average seat count"
+        return _unknown_operand(text, ops) or Refusal(MISSING_COLUMN, "the question names no column to aggregate",
+                                                      ("column",))  # fmt: skip
     if "mean" in names:
         agg = "mean"
     elif "sum" in names:

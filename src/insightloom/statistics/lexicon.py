@@ -75,7 +75,15 @@ OPERATION_WORDS: dict[str, tuple[str, ...]] = {
         r"행\s*수",
     ),
     "distinct": (r"\bdistinct\b", r"\bunique\b", r"\bdifferent\s+values\b", "고유", "서로\\s*다른"),
-    "missing": (r"\bmissing\b", r"\bnulls?\b", r"\bna\s+values\b", r"\bnan\b", "결측"),
+    "missing": (
+        r"\bno\s+(?:[\w`'-]+\s+){0,3}recorded\b",
+        r"\bnot\s+recorded\b",
+        r"\bmissing\b",
+        r"\bnulls?\b",
+        r"\bna\s+values\b",
+        r"\bnan\b",
+        "결측",
+    ),
     "share": (r"\bpercent(?:age)?\b", r"\bshare\b", r"\bproportion\b", r"\bfraction\b", "비율", "비중", "퍼센트"),
 }
 

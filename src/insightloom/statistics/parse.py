@@ -100,7 +100,8 @@ def is_numeric(col: Mapping[str, Any]) -> bool:
 def _name_pattern(name: str) -> str:
     parts = re.split(r"[\s_.]+", name)
     words = r"[\s_.]+".join(_camel_words(p) for p in parts if p)
-    return rf"(?<![\w-]){words}(?:{lx.KO_PARTICLES})?(?![\w-])"  # "state-years" names no `state`
+    # "state-years" names no `state`; "|r|" is an absolute value, not a column `R`
+    return rf"(?<![\w|-]){words}(?:{lx.KO_PARTICLES})?(?![\w|-])"
 
 
 def _camel_words(word: str) -> str:
@@ -469,6 +470,8 @@ def parse_question(question: str, profile: Mapping[str, Any], view: str | None =
     mentions = _described(text, mentions)
     weak = _weak_mentions(text, columns)
     terms = sorted((m.span() for p in lx.UNSUPPORTED_WORDS for m in text.find(p)), key=lambda span: span[0])
+    if re.search(r"\bregress|회귀", text.text):  # "a regression predicting Y from X", "one predictor": its roles
+        terms = [t for t in terms if not re.match(r"predict|예측", text.text[t[0] : t[1]])]
     if terms:
         found = [_whole_term(question, *span) for span in terms]
         named = tuple({t.casefold(): t for t in reversed(found)}[k] for k in dict.fromkeys(t.casefold() for t in found))
@@ -494,8 +497,8 @@ def parse_question(question: str, profile: Mapping[str, Any], view: str | None =
     )
     if not ops.found and not extreme:
         return _no_operation(text, mentions)
-    if not mentions:
-        return _unknown_operand(text, ops)
+    if not mentions:  # "how many were Category 5": a number no column reads names what the data lack
+        return _unknown_operand(text, ops) or (_leftover(text, set()) if ops.found else None)
     built = _build(question, text, ops, mentions, filters, by_name, decimals, language, table)
     if isinstance(built, StatRequest):  # every path, tests and correlations too: no number left unread
         built = _leftover(text, _known_numbers(built.steps, built.filters)) or _unread_weak(text, weak, built) or built
@@ -651,21 +654,23 @@ def _inverted(q: str, language: str) -> bool:
     return bool(lx.INVERTED_RE.search(sentence)) and not lx.SIGNIFICANT_RE.search(sentence)
 
 
-def _column_words(q: str, ops: _Ops, measures: list[str]) -> None:
-    """Drop "share of `women`" and "number of `Suicides`": words that name a numeric column, not an operation."""
+def _column_words(q: str, ops: _Ops, measures: list[str], compared: set[str] | None = None) -> None:
+    """Drop "share of `women`" and "number of `Suicides`": words that name a numeric column, not an operation. A
+    count of a column compared with a value ("how many smokers (smoke = 1)") counts rows."""
     for pos, name, _groups in list(ops.found):
         if name in ("share", "count"):
+            named_here = [m for m in measures if name != "count" or m not in (compared or set())]
             after = q[pos:]
             unit = name == "share" and re.search(r"\d\s*$", q[:pos])  # "above 50 percent": a unit, not a share
             words = r"(?:\s+(?!rows?\b|records?\b|entries\b|cases\b|with\b|where\b|have\b|has\b)[\w-]+){0,3}?"
             named = rf"\S+(?:\s+of)?(?:\s+the)?{words}\s*\(?\s*`?"
-            if unit or any(re.match(named + _name_pattern(m), after) for m in measures):
+            if unit or any(re.match(named + _name_pattern(m), after) for m in named_here):
                 ops.found = [f for f in ops.found if f[0] != pos]
 
 
 def _simple_steps(q: str, ops: _Ops, parts: _Parts, text: _Text, by_name: Mapping[str, Any]) -> list[Step]:
     """One-column operations (and counts), each applied to the measures named after it (or before it)."""
-    _column_words(q, ops, parts.numeric)
+    _column_words(q, ops, parts.numeric, {f.column for f in parts.filters})
     names = ops.names()
     if "distinct" in names or "missing" in names:
         ops.drop("count")
@@ -892,11 +897,11 @@ def table_col(table: Mapping[str, Any], name: str) -> Mapping[str, Any]:
 
 
 def _correlation(q: str, ops: _Ops, parts: _Parts, decimals: int | None, language: str, verdict: bool,
-                 table: Mapping[str, Any]) -> StatRequest | None:  # fmt: skip
-    if len(parts.measures) < 2:
-        return None
-    if len(parts.measures) > 2:
-        return None
+                 table: Mapping[str, Any]) -> StatRequest | Refusal:  # fmt: skip
+    if len(parts.measures) != 2:  # never the correlation of another pair
+        named = tuple(parts.measures)
+        return Refusal(UNREAD, f"a correlation of two numeric columns, but the question names {len(named)}"
+                               + (f" ({_listed(named)})" if named else ""), named or ("column",))  # fmt: skip
     method = next((m for m in ("spearman", "kendall", "pearson") if ops.has(m)), "pearson")
     show = ["value"] + (["p_value"] if lx.P_VALUE_RE.search(q) else [])
     strong = lx.STRONG_WORD_RE.search(q)

@@ -194,7 +194,20 @@ def test_unsupported_models_are_named(question: str, named: str) -> None:
 
 
 def test_a_past_tense_of_a_column_left_unread_refuses() -> None:
-    assert "denied" in _refusal("How many smokers (smoke = 1) were denied?", UNREAD).reason
+    assert "smoked" in _refusal("How many low-weight births (low = 1) smoked?", UNREAD).reason
+
+
+def test_a_past_tense_of_a_yes_no_column_is_its_yes() -> None:
+    got = _request("How many smokers (smoke = 1) were denied?")
+    assert set(got.filters) == {Filter("smoke", "=", 1.0), Filter("deny", "=", "yes")}
+    assert Filter("deny", "=", "no") in _request("How many smokers (smoke = 1) were not denied?").filters
+
+
+def test_a_singular_count_names_a_plural_column() -> None:
+    table = {**PROFILE["tables"][0]}
+    table["columns"] = [*table["columns"], {"name": "seats", "dtype": "int64", "role": "measure", "distinct": 40}]
+    got = parse_question("Which race has the largest average seat count?", {"tables": [table]})
+    assert isinstance(got, StatRequest) and got.steps[0].columns == ("seats",)
 
 
 def test_abs_r_is_no_column_r() -> None:

@@ -123,6 +123,13 @@ def _inflected(name: str) -> tuple[str, ...]:
     return tuple(rf"(?<![\w-]){re.escape(f)}(?![\w-])" for f in forms)
 
 
+def _count_phrase(name: str) -> tuple[str, ...]:
+    """A count column named in the plural (`seats`) read as "seat count"."""
+    if not re.fullmatch(r"[A-Za-z]{3,}s", name) or name.lower().endswith("ss"):
+        return ()
+    return (rf"(?<![\w-]){re.escape(name.lower()[:-1])}\s+count(?![\w-])",)
+
+
 def _weak_mentions(text: _Text, columns: list[dict[str, Any]]) -> list[_Mention]:
     """Words that hold a column's word in another form ("denied" for `deny`), where no mention was read: never an
     operand, but a request that leaves such a column unread answers another question."""
@@ -133,10 +140,29 @@ def _weak_mentions(text: _Text, columns: list[dict[str, Any]]) -> list[_Mention]
     return found
 
 
+_YES_NO = ({"yes", "no"}, {"true", "false"}, {"y", "n"})
+
+
+def _verb_filters(text: _Text, weak: list[_Mention], by_name: Mapping[str, Any], filters: list[Filter]) -> list[Filter]:
+    """ "were denied" for a yes/no column `deny`: the rows where it holds (``not denied``: where it does not)."""
+    found = []
+    for m in weak:
+        col = by_name[m.name]
+        values = {v.lower(): v for v in _category_values(col)}
+        pair = next((p for p in _YES_NO if set(values) == p), None)
+        if pair is None or any(f.column == m.name for f in filters):
+            continue
+        negated = re.search(r"\b(?:not|never|n't)\s+(?:been\s+)?$", text.text[: m.start])
+        yes, no = sorted(pair, key=lambda v: v not in ("yes", "true", "y"))
+        found.append(Filter(m.name, "=", values[no if negated else yes]))
+        text.take(m.start, m.end)
+    return found
+
+
 def _unread_weak(text: _Text, weak: list[_Mention], request: StatRequest) -> Refusal | None:
     used = {c for step in request.steps for c in ops_columns(step)} | {f.column for f in request.filters}
     for m in weak:
-        if m.name not in used:
+        if m.name not in used and text.text[m.start : m.end].strip():
             word = text.original[m.start : m.end]
             return Refusal(UNREAD, f"the question says '{word}' (`{m.name}`?), which the request does not read",
                            (word,))  # fmt: skip
@@ -147,7 +173,7 @@ def _column_mentions(text: _Text, columns: list[dict[str, Any]]) -> tuple[list[_
     found: list[_Mention] = []
     for col in sorted(columns, key=lambda c: -len(str(c["name"]))):
         name = str(col["name"])
-        for pattern in (rf"`{re.escape(name.lower())}`", _name_pattern(name)):
+        for pattern in (rf"`{re.escape(name.lower())}`", _name_pattern(name), *_count_phrase(name)):
             for match in text.find(pattern):
                 same = [m for m in found if (m.start, m.end) == match.span()]
                 if same and all(m.name != name for m in same):
@@ -485,6 +511,7 @@ def parse_question(question: str, profile: Mapping[str, Any], view: str | None =
     by_name = {str(c["name"]): c for c in columns}
     numeric = {n for n, c in by_name.items() if is_numeric(c)}
     filters = list(dict.fromkeys(_numeric_filters(text, mentions, numeric) + _value_filters(text, columns, mentions)))
+    filters += _verb_filters(text, weak, by_name, filters)
     for pattern in (lx.ZTHRESHOLD_RE, lx.IQR_FACTOR_RE, lx.ALPHA_RE, lx.STRONG_RE, lx.IGNORE_MISSING_RE, lx.DDOF_RE):
         for match in text.find(pattern):
             text.take(*match.span())

@@ -119,7 +119,8 @@ def run_statistics(request: str | Mapping[str, Any] | StatRequest, importance: s
             refs.append(track_value(
                 f"{stem}_{part}", value, wording.part_description(step, req.filters, part), _formula(step, part), view,
                 ops.input_columns(step), importance, check, _unit(step, part),
-                _decimals(step, part, value, req.decimals_for(part)), recipe, basis=basis_of(step, req.filters, part),
+                _decimals(step, part, value, req.decimals_for(part, step.op)), recipe,
+                basis=basis_of(step, req.filters, part),
             ))  # fmt: skip
         print(f"{wording.describe_step(step, req.filters)}: " + ", ".join(f"{k}={v}" for k, v in result.items()))
     return refs

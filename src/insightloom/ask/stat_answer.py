@@ -143,7 +143,7 @@ def match_request(request: StatRequest, calcs: Sequence[Mapping[str, Any]], veri
             calc_id = str(calc["id"])
             found.calcs[calc_id] = dict(calc)
             label = part in ops.operation(step.op).labels  # a verdict or a name: no rounding, its word kept
-            decimals = None if label else request.decimals_for(part)
+            decimals = None if label else request.decimals_for(part, step.op)
             found.display[calc_id] = _display(calc, decimals, verified.get(calc_id))
             parts[part] = "{{calc:" + calc_id + "}}"
             if label:
@@ -223,7 +223,7 @@ def request_problems(answer: str, matched: Matched, all_calcs: Mapping[str, Mapp
             value = calc.get("value")
             near = [t for t in tokens if isinstance(value, int | float) and _rounds_to(t, float(value))]
             label = describe_step(step, request.filters) + (f" ({part})" if part != "value" else "")
-            asked_decimals = request.decimals_for(part)
+            asked_decimals = request.decimals_for(part, step.op)
             if near and asked_decimals is not None:
                 problems.append(f"{near[0]} has {_decimals_of(near[0])} decimals, but the question asks "
                                 f"{asked_decimals} for the {label}: write {ref} ({shown})")  # fmt: skip

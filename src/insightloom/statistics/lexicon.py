@@ -65,9 +65,25 @@ OPERATION_WORDS: dict[str, tuple[str, ...]] = {
     "ttest": (r"\bt[\s-]*tests?\b", r"\bwelch'?s?\b", r"\bstudent'?s\s+t\b", r"t\s*-?\s*검정"),
     "anova": (r"\banova\b", r"analysis\s+of\s+variance", "분산\\s*분석"),
     "chi2": (r"chi[\s-]*squared?", r"χ\s*²|χ2|\bchi2\b", "카이\\s*제곱", r"\bindependen(?:t|ce)\b", "독립"),
-    "count": (r"\bhow\s+many\b", r"\bnumber\s+of\b", r"\bcount\b", "몇\\s*(?:개|명|건|행)", "개수", "건수", r"행\s*수"),
+    "count": (
+        r"\bhow\s+many\b",
+        r"\bnumber\s+of\b",
+        r"\bcount\b",
+        "몇\\s*(?:개|명|건|행|채|마리|가구|곳|대|회|번|편|그루|장)",
+        "개수",
+        "건수",
+        r"행\s*수",
+    ),
     "distinct": (r"\bdistinct\b", r"\bunique\b", r"\bdifferent\s+values\b", "고유", "서로\\s*다른"),
-    "missing": (r"\bmissing\b", r"\bnulls?\b", r"\bna\s+values\b", r"\bnan\b", "결측"),
+    "missing": (
+        r"\bno\s+(?:[\w`'-]+\s+){0,3}recorded\b",
+        r"\bnot\s+recorded\b",
+        r"\bmissing\b",
+        r"\bnulls?\b",
+        r"\bna\s+values\b",
+        r"\bnan\b",
+        "결측",
+    ),
     "share": (r"\bpercent(?:age)?\b", r"\bshare\b", r"\bproportion\b", r"\bfraction\b", "비율", "비중", "퍼센트"),
 }
 
@@ -84,9 +100,13 @@ UNSUPPORTED_WORDS: tuple[str, ...] = (
     r"seasonal\w*",
     r"growth\s+rate", r"year[\s-]+over[\s-]+year", r"\bcagr\b", r"elasticity", r"\bvif\b", r"durbin",
     r"two[\s-]+way\s+anova", r"f[\s-]*test\s+for\s+variances",
+    r"\bpoisson\b", r"\bcox\b", r"hazards?\s+ratio", r"proportional\s+hazards", r"kaplan[\s-]*meier",
+    r"log[\s-]*rank", r"survival\s+(?:analysis|curve|function)", r"incidence\s+rate\s+ratio",
+    r"negative\s+binomial", r"\bprobit\b", r"\blogit\b", r"\bsensitivity\b", r"\bspecificity\b",
     "기하\\s*평균", "조화\\s*평균", "가중\\s*평균", "이동\\s*평균", "최빈값", "변동\\s*계수", "로지스틱",
     "다중\\s*회귀", "자기\\s*상관", "예측", "지니", "엔트로피", "상호\\s*작용", "공분산", "신뢰\\s*구간",
-    "표준\\s*오차", "백분위\\s*순위", "이원\\s*분산", "성장률", "증가율",
+    "표준\\s*오차", "백분위\\s*순위", "이원\\s*분산", "성장률", "증가율", "포아송", "푸아송", "위험\\s*비",
+    "생존\\s*분석", "카플란",
 )  # fmt: skip
 
 _NUMBER_WORDS = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
@@ -119,6 +139,9 @@ def decimals_word(match: re.Match[str]) -> int:
 ALPHA_RE = re.compile(
     r"(?:α|alpha|significance(?:\s+level)?|유의\s*수준)\s*(?:of|=|:|is|at|으로|을|를)?\s*(?P<a>0?\.\d+|\d+(?:\.\d+)?\s*%)"
     r"|(?P<b>0?\.\d+|\d+(?:\.\d+)?\s*%)\s*(?:significance|level\s+of\s+significance|유의\s*수준)"
+    r"|(?:significant\w*|differ\w*|association)\s+at\s+(?:the\s+)?(?:α\s*=\s*)?(?P<c>0?\.\d+|\d+(?:\.\d+)?\s*%)"
+    r"(?:\s+(?:significance\s+)?level)?"
+    r"|\bat\s+the\s+(?P<d>0?\.\d+|\d+(?:\.\d+)?\s*%)\s+(?:significance\s+)?level"
 )
 ZTHRESHOLD_RE = re.compile(
     r"\|\s*z\s*\|\s*(?:>=?|≥|greater\s+than|above|over|exceeds?)\s*(?P<t>\d+(?:\.\d+)?)"
@@ -137,19 +160,35 @@ STRONG_RE = re.compile(
     r"\|\s*(?:r|rho|tau|ρ|τ)\s*\|\s*(?:>=|≥|>|greater\s+than|at\s+least|of\s+at\s+least|above)\s*(?P<r>0?\.\d+)"
     r"|(?:at\s+least|above|over|exceeds?)\s*(?P<s>0?\.\d+)\s*(?:in\s+absolute|absolute)"
     r"|(?P<t>0?\.\d+)\s*(?:이상)"
+    r"|\|\s*(?:r|rho|tau|ρ|τ)\s*\|\s*(?:of\s+)?(?P<u>0?\.\d+)\s+or\s+(?:more|above|greater|higher|larger)"
 )
 P_VALUE_RE = re.compile(r"\bp[\s-]*values?\b|\bp\s*값|p-값|유의\s*확률|\bsignificance\b|\bp\b", re.I)
 STATISTIC_RE = re.compile(
     r"\bstatistics?\b|\bt[\s-]*(?:value|statistic)\b|\bf[\s-]*(?:value|statistic|ratio)\b|\bw\b|"
     r"chi[\s-]*squared?\s+(?:value|statistic)|검정\s*통계량|통계량|\bt값|\bf값"
 )
+#: The test statistic named by its symbol ("report t and p", "F to 3 decimals", "χ² and p"), not the test's name
+#: ("t-test", "F-test", "χ² test"): matched where the question's values and operation words are already read.
+STATISTIC_SYMBOL_RE = re.compile(
+    r"(?<![\w'`-])[tf](?![\w'`-])(?!\s*-?\s*(?:tests?|검정|분포|distribution))|"
+    r"χ\s*²(?!\s*-?\s*(?:tests?\b|검정|독립))|\bχ2\b(?!\s*-?\s*(?:tests?\b|검정))"
+)
+#: A chi-square test's degrees of freedom asked for.
+DOF_RE = re.compile(r"degrees?\s+of\s+freedom|\bdof\b|\bdf\b|자유도")
 STRENGTH_RE = re.compile(r"how\s+strong|strength|강도|얼마나\s+강")
+#: The direction a yes/no asks of a correlation ("is it positive?", "양의 상관인가요?").
+SIGN_WORDS: tuple[tuple[str, str], ...] = (
+    ("positive", r"\bpositive(?:ly)?\b|양의|양\s*\(\+\)|정적"),
+    ("negative", r"\bnegative(?:ly)?\b|음의|부적|역의"),
+)
 STRONG_WORD_RE = re.compile(r"\bstrong\b|강한")
 #: A yes/no question: "Is ...", "Are ...", "Does ...", "... 인가?", "... 있는가?", "여부".
 VERDICT_RE = re.compile(
     r"(?:^|[.?!:;,]\s+|\(\s*)(?:is|are|does|do|did|was|were|can|could|would|will)\b|yes\s+or\s+no|"
-    r"(?<!몇 개)(?<!몇개)(?<!얼마)(?:[인한는은]가\s*\??\s*$|인가요|입니까|습니까|있는가|있나요|나요\s*\??\s*$|"
-    r"여부|인지\s|않은가|않는가|일까|할까)"
+    r",?\s+and\s+(?:is|are|does|do)\s+(?:it|they|the|this|that|there)\b|\bwhether\b|"
+    r"(?:^|[.?!]\s+)(?:significant|strong|normal|independent|different|positive|negative)\b(?:[^.?!]|\.\d)*\?|"
+    r"(?<!몇 개)(?<!몇개)(?<!얼마)(?:[인한는은]가\s*\??\s*$|[인한는은]가요|입니까|습니까|있는가|있나요|나요\s*\??\s*$|"
+    r"여부|[인한]지\s|않은가|않는가|일까|할까)"
 )
 #: A Korean question asking for an amount, not a yes/no ("몇 개인가?", "얼마인가?").
 KO_AMOUNT_RE = re.compile(r"몇|얼마|무엇|어느|어떤|누구")
@@ -160,6 +199,8 @@ INVERTED_RE = re.compile(
 SIGNIFICANT_RE = re.compile(r"significan|유의")
 WELCH_RE = re.compile(r"welch|unequal\s+variances?|equal_var\s*=\s*false|등분산\s*(?:을\s*)?가정하지|이분산")
 POOLED_RE = re.compile(r"pooled|equal\s+variances?|student'?s\s+t|등분산")
+#: "(ddof = 0)": the rule POPULATION_RE reads, so its number is no constraint left unread.
+DDOF_RE = re.compile(r"\bddof\s*=\s*[01]\b")
 POPULATION_RE = re.compile(r"population|ddof\s*=\s*0|모\s*표준편차|모분산|모집단")
 HIGH_RE = re.compile(
     r"\b(?:highest|largest|greatest|biggest|longest|most|maximum|max|top|best|higher|larger|greater|bigger|longer)\b|"

@@ -68,7 +68,7 @@ def _op(name: str, kind: str, parts: tuple[str, ...], en: str, ko: str, labels: 
     return Operation(name, kind, parts, {"en": en, "ko": ko}, defaults, labels)
 
 
-_CORRELATION_PARTS = ("value", "p_value", "strength", "strong", "significant")
+_CORRELATION_PARTS = ("value", "p_value", "strength", "strong", "significant", "positive", "negative")
 OPERATIONS: dict[str, Operation] = {
     op.name: op
     for op in (
@@ -296,7 +296,10 @@ def _one(step: Step, data: pd.DataFrame, params: Mapping[str, Any]) -> dict[str,
 def _rows(step: Step, data: pd.DataFrame, params: Mapping[str, Any]) -> dict[str, Any]:
     column = step.columns[0] if step.columns else None
     if step.op == "count":
-        return {"value": int(len(data) if column is None else data[column].notna().sum())}
+        kept = (
+            data[filter_mask(data, condition_of(step))] if condition_of(step) else data
+        )  # "how many ... and what share"
+        return {"value": int(len(kept) if column is None else kept[column].notna().sum())}
     if step.op == "distinct":
         return {"value": int(data[_col(step)].dropna().nunique())}
     if step.op == "missing":
@@ -334,7 +337,8 @@ def _pair(step: Step, data: pd.DataFrame, params: Mapping[str, Any]) -> dict[str
     if not math.isfinite(r):
         raise ValueError(f"the {step.op} correlation is undefined: a column is constant over the rows kept")
     return {"value": r, "p_value": p, "strength": strength(r), "strong": _yes(abs(r) >= float(params["strong_r"])),
-            "significant": _yes(p < float(params["alpha"]))}  # fmt: skip
+            "significant": _yes(p < float(params["alpha"])), "positive": _yes(r > 0),
+            "negative": _yes(r < 0)}  # fmt: skip
 
 
 def _yes(flag: bool) -> str:
@@ -464,7 +468,7 @@ def check_sql(step: Step, view: str, filters: Sequence[Filter]) -> dict[str, str
 def _rows_sql(step: Step, source: str, rows: str) -> str:
     if step.op == "count":
         nonnull = f"{qi(step.columns[0])} IS NOT NULL" if step.columns else ""
-        return f"SELECT COUNT(*) FROM {source}{_where(rows, nonnull)}"
+        return f"SELECT COUNT(*) FROM {source}{_where(rows, nonnull, filter_sql(condition_of(step)))}"
     if step.op == "distinct":
         return f"SELECT COUNT(DISTINCT {qi(_col(step))}) FROM {source}{_where(rows)}"
     if step.op == "missing":

@@ -10,6 +10,7 @@ number that answers another question is a wrong answer.
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -17,6 +18,7 @@ from typing import Any
 
 from insightloom.statistics import lexicon as lx
 from insightloom.statistics.operations import OPERATIONS, operation
+from insightloom.statistics.operations import input_columns as ops_columns
 from insightloom.statistics.request import Filter, StatRequest, Step
 
 #: Refusal kinds: an operation the catalog lacks, a column the data lack, a name two columns match, or a
@@ -25,7 +27,11 @@ UNSUPPORTED = "unsupported_operation"
 MISSING_COLUMN = "missing_column"
 AMBIGUOUS = "ambiguous_column"
 UNEXPRESSED = "unexpressed"
+#: A part of the question the parser could not read (a number, a yes/no comparison): the question is refused,
+#: never answered as the question without it.
+UNREAD = "unread_constraint"
 _NUMERIC_DTYPES = ("int", "float", "uint")
+_FEW_LEVELS = 10  # a numeric column with at most this many values can group (a t-test's 0/1, a χ² test's grade)
 _QUOTED = re.compile(r"'([^']+)'|\"([^\"]+)\"|‘([^’]+)’|“([^”]+)”")
 _NUMBER = re.compile(r"(?<![\w.])[-−]?\d+(?:,\d{3})*(?:\.\d+)?(?![\w])")
 _COLUMN_WORD = re.compile(
@@ -92,16 +98,82 @@ def is_numeric(col: Mapping[str, Any]) -> bool:
 
 
 def _name_pattern(name: str) -> str:
-    parts = re.split(r"[\s_.]+", name.lower())
-    words = r"[\s_.]+".join(re.escape(p) for p in parts if p)
-    return rf"(?<![\w-]){words}(?:{lx.KO_PARTICLES})?(?![\w-])"  # "state-years" names no `state`
+    parts = re.split(r"[\s_.]+", name)
+    words = r"[\s_.]+".join(_camel_words(p) for p in parts if p)
+    # "state-years" names no `state`; "|r|" is an absolute value, not a column `R`
+    return rf"(?<![\w|-]){words}(?:{lx.KO_PARTICLES})?(?![\w|-])"
+
+
+def _camel_words(word: str) -> str:
+    """One word of a name, its camel-case parts optionally apart ("HomeGoals" reads as "home goals" too)."""
+    pieces = re.split(r"(?<=[a-z])(?=[A-Z][a-z])", word)
+    return r"[\s_.]?".join(re.escape(p.lower()) for p in pieces)
+
+
+def _inflected(name: str) -> tuple[str, ...]:
+    """The name's past tense ("denied" for `deny`, "smoked" for `smoke`): a word that holds the column though
+    not its exact spelling."""
+    if not re.fullmatch(r"[A-Za-z][A-Za-z ]{2,}", name) or " " in name.strip():
+        return ()
+    low = name.lower()
+    # past tenses only: "departments" for `Department` names the rows counted, "report" for `reports` a verb
+    if low.endswith("s"):
+        return ()
+    forms = [low[:-1] + "ied"] if low.endswith("y") else [low + "d"] if low.endswith("e") else [low + "ed"]
+    return tuple(rf"(?<![\w-]){re.escape(f)}(?![\w-])" for f in forms)
+
+
+def _count_phrase(name: str) -> tuple[str, ...]:
+    """A count column named in the plural (`seats`) read as "seat count"."""
+    if not re.fullmatch(r"[A-Za-z]{3,}s", name) or name.lower().endswith("ss"):
+        return ()
+    return (rf"(?<![\w-]){re.escape(name.lower()[:-1])}\s+count(?![\w-])",)
+
+
+def _weak_mentions(text: _Text, columns: list[dict[str, Any]]) -> list[_Mention]:
+    """Words that hold a column's word in another form ("denied" for `deny`), where no mention was read: never an
+    operand, but a request that leaves such a column unread answers another question."""
+    found = []
+    for col in columns:
+        for pattern in _inflected(str(col["name"])):
+            found += [_Mention(m.start(), m.end(), str(col["name"])) for m in text.find(pattern)]
+    return found
+
+
+_YES_NO = ({"yes", "no"}, {"true", "false"}, {"y", "n"})
+
+
+def _verb_filters(text: _Text, weak: list[_Mention], by_name: Mapping[str, Any], filters: list[Filter]) -> list[Filter]:
+    """ "were denied" for a yes/no column `deny`: the rows where it holds (``not denied``: where it does not)."""
+    found = []
+    for m in weak:
+        col = by_name[m.name]
+        values = {v.lower(): v for v in _category_values(col)}
+        pair = next((p for p in _YES_NO if set(values) == p), None)
+        if pair is None or any(f.column == m.name for f in filters):
+            continue
+        negated = re.search(r"\b(?:not|never|n't)\s+(?:been\s+)?$", text.text[: m.start])
+        yes, no = sorted(pair, key=lambda v: v not in ("yes", "true", "y"))
+        found.append(Filter(m.name, "=", values[no if negated else yes]))
+        text.take(m.start, m.end)
+    return found
+
+
+def _unread_weak(text: _Text, weak: list[_Mention], request: StatRequest) -> Refusal | None:
+    used = {c for step in request.steps for c in ops_columns(step)} | {f.column for f in request.filters}
+    for m in weak:
+        if m.name not in used and text.text[m.start : m.end].strip():
+            word = text.original[m.start : m.end]
+            return Refusal(UNREAD, f"the question says '{word}' (`{m.name}`?), which the request does not read",
+                           (word,))  # fmt: skip
+    return None
 
 
 def _column_mentions(text: _Text, columns: list[dict[str, Any]]) -> tuple[list[_Mention], list[Refusal]]:
     found: list[_Mention] = []
     for col in sorted(columns, key=lambda c: -len(str(c["name"]))):
         name = str(col["name"])
-        for pattern in (rf"`{re.escape(name.lower())}`", _name_pattern(name)):
+        for pattern in (rf"`{re.escape(name.lower())}`", _name_pattern(name), *_count_phrase(name)):
             for match in text.find(pattern):
                 same = [m for m in found if (m.start, m.end) == match.span()]
                 if same and all(m.name != name for m in same):
@@ -136,6 +208,7 @@ def _whole_term(question: str, start: int, end: int) -> str:
 
 
 _DESCRIBED = re.compile(r"((?:[^\W\d_][\w'-]*|\d+(?:\.\d+)?)\s+){0,4}\(\s*$")
+_DESCRIBED_LONG = re.compile(r"((?:[^\W\d_][\w'-]*|\d+(?:\.\d+)?)\s+){0,6}\(\s*$")
 
 
 def _described(text: _Text, mentions: list[_Mention]) -> list[_Mention]:
@@ -144,14 +217,16 @@ def _described(text: _Text, mentions: list[_Mention]) -> list[_Mention]:
     ("65") no constraint."""
     dropped: set[tuple[int, int]] = set()
     for m in mentions:
-        if text.original[m.start : m.start + 1] != "`":
+        quoted = text.original[m.start : m.start + 1] == "`"
+        if not quoted and not text.original[: m.start].rstrip().endswith("("):
             continue
-        words = _DESCRIBED.search(text.original[: m.start])
+        words = (_DESCRIBED if quoted else _DESCRIBED_LONG).search(text.original[: m.start])
         if words is None or words.start() == words.end():
             continue
         start, end = words.start(), words.end()
-        dropped |= {(o.start, o.end) for o in mentions if o.name != m.name and start <= o.start < end
-                    and text.original[o.start : o.start + 1] != "`"}  # fmt: skip
+        if quoted:  # "the 2004 fate of a gall (Fate04)": a bare name in parentheses reads its words' numbers only
+            dropped |= {(o.start, o.end) for o in mentions if o.name != m.name and start <= o.start < end
+                        and text.original[o.start : o.start + 1] != "`"}  # fmt: skip
         for number in re.finditer(r"\d+(?:\.\d+)?", text.text[start:end]):
             text.take(start + number.start(), start + number.end())
     return [m for m in mentions if (m.start, m.end) not in dropped]
@@ -179,6 +254,26 @@ def _missing_column(text: _Text, columns: list[dict[str, Any]]) -> Refusal | Non
     return None
 
 
+_GLOSS = re.compile(r"(?P<ko>[\uac00-\ud7a3]+(?:\s+[\uac00-\ud7a3]+)?)\s*\((?P<en>[A-Za-z][A-Za-z0-9 _.-]*)\)")
+
+
+def _glossed(text: _Text, columns: list[dict[str, Any]]) -> Refusal | None:
+    """A Korean term glossed in English, "임신 주수(gestational age)", that no column's name is: the data lack it,
+    even when a column's name ("age") is a word of the gloss."""
+    for match in _GLOSS.finditer(text.original):
+        gloss = match.group("en").strip()
+        taken = [text.text[a:b] for a, b in (match.span("ko"), match.span("en"))]
+        if any(not t.strip() for t in taken):  # "왜도(skewness)", "t-검정(Student)": an operation named
+            continue
+        if any(re.fullmatch(_name_pattern(str(c["name"])), gloss.lower()) for c in columns):
+            continue
+        ko = re.sub(f"(?:{lx.KO_PARTICLES})$", "", match.group("ko"))
+        close = difflib.get_close_matches(gloss.lower(), [str(c["name"]).lower() for c in columns], n=3, cutoff=0.6)
+        candidates = tuple(str(c["name"]) for c in columns if str(c["name"]).lower() in close)
+        return Refusal(MISSING_COLUMN, f"the data have no column '{ko} ({gloss})'", (ko, gloss), candidates)
+    return None
+
+
 def _category_values(col: Mapping[str, Any]) -> list[str]:
     return [str(v["value"]) for v in col.get("top_values") or [] if str(v.get("value", "")).strip()]
 
@@ -192,7 +287,7 @@ def _value_filters(text: _Text, columns: list[dict[str, Any]], mentions: list[_M
         near = [m for m in mentions if m.name == col["name"]]
         for value in sorted(_category_values(col), key=len, reverse=True):
             v = re.escape(value.lower())
-            beside = re.compile(rf"\s*(?:=|==|is|of|equals?|equal\s+to|:)?\s*{v}(?![\w])")
+            beside = re.compile(rf"(?:{lx.KO_PARTICLES})?\s*(?:=|==|is|of|equals?|equal\s+to|:)?\s*{v}(?![\w])")
             hits = [(h.span(), True) for h in (beside.match(text.text, m.end) for m in near) if h]
             hits += [(h.span(), False) for h in text.find(rf"(?:'{v}'|\"{v}\")")]
             if not hits and len(value) >= 3 and not value.isdigit():
@@ -216,7 +311,10 @@ def _owner(owners: list[tuple[str, str, bool]], start: int, mentions: list[_Ment
         return adjacent[0][0], adjacent[0][1]
     named = {o[0]: o for o in owners}
     before = [m for m in mentions if m.end <= start and m.name in named]
-    return (named[before[-1].name][0], named[before[-1].name][1]) if before else None
+    if before:
+        return named[before[-1].name][0], named[before[-1].name][1]
+    anywhere = {m.name for m in mentions if m.name in named}  # "Bayern and Dortmund at home (HomeTeam)"
+    return (named[next(iter(anywhere))][0], named[next(iter(anywhere))][1]) if len(anywhere) == 1 else None
 
 
 def _numeric_filters(text: _Text, mentions: list[_Mention], numeric: set[str]) -> list[Filter]:
@@ -281,10 +379,24 @@ def _operation_words(text: _Text) -> _Ops:
     for name, patterns in lx.OPERATION_WORDS.items():
         for pattern in patterns:
             for match in text.find(pattern):
-                ops.found.append((match.start(), name, {k: v for k, v in match.groupdict().items() if v}))
+                groups = {k: v for k, v in match.groupdict().items() if v}
+                ops.found.append((match.start(), name, groups))
                 text.take(match.start(), match.end())
+                if name == "quantile":
+                    _restated(text, match.end(), _quantile(groups))
     ops.found.sort()
     return ops
+
+
+def _restated(text: _Text, end: int, q: float) -> None:
+    """Read "the first quartile (25%)" or "(q = 0.25)": the quantile restated right after its name."""
+    match = re.compile(r"\s*\(\s*(?:q\s*=\s*)?(?P<n>\d+(?:\.\d+)?)\s*(?P<pct>%|th\s+percentile)?\s*\)").match(
+        text.text, end
+    )
+    if match is not None:
+        number = float(match.group("n"))
+        if math.isclose(number / 100 if match.group("pct") or number > 1 else number, q):
+            text.take(*match.span())
 
 
 def _quantile(groups: dict[str, str]) -> float:
@@ -302,7 +414,7 @@ def _alpha(question: str) -> float | None:
     match = lx.ALPHA_RE.search(question)
     if not match:
         return None
-    text = (match.group("a") or match.group("b")).replace(" ", "")
+    text = next(g for g in match.groups() if g).replace(" ", "")
     return float(text[:-1]) / 100 if text.endswith("%") else float(text)
 
 
@@ -314,6 +426,9 @@ def _first_number(pattern: re.Pattern[str], question: str) -> float | None:
 def _decimals(question: str) -> tuple[int | None, dict[str, int], list[tuple[int, int]]]:
     """The rounding asked: the first phrase's decimals, and per part when several phrases each follow a part
     ("the slope (3 decimals), the intercept (2 decimals)")."""
+    respectively = _respectively(question)
+    if respectively is not None:
+        return respectively
     found: list[tuple[int, int, int]] = []
     for pattern, fixed in lx.DECIMALS_PATTERNS:
         for match in pattern.finditer(question):
@@ -333,6 +448,23 @@ def _decimals(question: str) -> tuple[int | None, dict[str, int], list[tuple[int
                 per_part.setdefault(last[1], decimals)
             previous = end
     return found[0][2], per_part, [(start, end) for start, end, _d in found]
+
+
+_RESPECTIVELY = re.compile(r"(?P<a>\d+)\s+and\s+(?P<b>\d+)\s+decimals?(?:\s+places)?,?\s+respectively")
+
+
+def _respectively(question: str) -> tuple[int | None, dict[str, int], list[tuple[int, int]]] | None:
+    """ "the slope b and R² to 2 and 4 decimals respectively": each number to the part named in that order."""
+    match = _RESPECTIVELY.search(question)
+    if match is None:
+        return None
+    sentence = question[: match.start()].rsplit(".", 1)[-1]
+    named = sorted((m.start(), part) for part, pattern in lx.PART_WORDS for m in re.finditer(pattern, sentence))
+    order = list(dict.fromkeys(part for _pos, part in named))
+    if len(order) != 2:
+        return None
+    first, second = int(match.group("a")), int(match.group("b"))
+    return first, {order[0]: first, order[1]: second}, [match.span()]
 
 
 @dataclass
@@ -362,7 +494,10 @@ def parse_question(question: str, profile: Mapping[str, Any], view: str | None =
     text = _Text(question, _normal(question))
     mentions, ambiguous = _column_mentions(text, columns)
     mentions = _described(text, mentions)
+    weak = _weak_mentions(text, columns)
     terms = sorted((m.span() for p in lx.UNSUPPORTED_WORDS for m in text.find(p)), key=lambda span: span[0])
+    if re.search(r"\bregress|회귀", text.text):  # "a regression predicting Y from X", "one predictor": its roles
+        terms = [t for t in terms if not re.match(r"predict|예측", text.text[t[0] : t[1]])]
     if terms:
         found = [_whole_term(question, *span) for span in terms]
         named = tuple({t.casefold(): t for t in reversed(found)}[k] for k in dict.fromkeys(t.casefold() for t in found))
@@ -375,12 +510,13 @@ def parse_question(question: str, profile: Mapping[str, Any], view: str | None =
         text.take(start, end)
     by_name = {str(c["name"]): c for c in columns}
     numeric = {n for n, c in by_name.items() if is_numeric(c)}
-    filters = _numeric_filters(text, mentions, numeric) + _value_filters(text, columns, mentions)
-    for pattern in (lx.ZTHRESHOLD_RE, lx.IQR_FACTOR_RE, lx.ALPHA_RE, lx.STRONG_RE, lx.IGNORE_MISSING_RE):
+    filters = list(dict.fromkeys(_numeric_filters(text, mentions, numeric) + _value_filters(text, columns, mentions)))
+    filters += _verb_filters(text, weak, by_name, filters)
+    for pattern in (lx.ZTHRESHOLD_RE, lx.IQR_FACTOR_RE, lx.ALPHA_RE, lx.STRONG_RE, lx.IGNORE_MISSING_RE, lx.DDOF_RE):
         for match in text.find(pattern):
             text.take(*match.span())
     ops = _operation_words(text)
-    missing = _missing_column(text, columns)
+    missing = _glossed(text, columns) or _missing_column(text, columns)
     if missing is not None:
         return missing
     extreme = lx.WHICH_RE.search(text.original.lower()) and (
@@ -388,9 +524,11 @@ def parse_question(question: str, profile: Mapping[str, Any], view: str | None =
     )
     if not ops.found and not extreme:
         return _no_operation(text, mentions)
-    if not mentions:
-        return _unknown_operand(text, ops)
+    if not mentions:  # "how many were Category 5": a number no column reads names what the data lack
+        return _unknown_operand(text, ops) or (_leftover(text, set()) if ops.found else None)
     built = _build(question, text, ops, mentions, filters, by_name, decimals, language, table)
+    if isinstance(built, StatRequest):  # every path, tests and correlations too: no number left unread
+        built = _leftover(text, _known_numbers(built.steps, built.filters)) or _unread_weak(text, weak, built) or built
     if isinstance(built, StatRequest) and per_part:
         return replace(built, part_decimals=tuple(sorted(per_part.items())))
     return built
@@ -405,6 +543,9 @@ def _no_operation(text: _Text, mentions: list[_Mention]) -> Refusal | None:
     return None
 
 
+_STOPS = r"(?:for|of|in|per|by|with|among|across|where|when|at|from|to|and|or|is|are|was|were|has|have)"
+
+
 def _unknown_operand(text: _Text, ops: _Ops) -> Refusal | None:
     """The name after an operation word ("the mean of temperature") when the question names no column at all."""
     for pos, name, _groups in ops.found:
@@ -415,10 +556,16 @@ def _unknown_operand(text: _Text, ops: _Ops) -> Refusal | None:
         )
         if match is None:
             match = re.compile(r"\S*\s*(?:of|for|in)\s+(?:the\s+)?(?P<n>[^\W\d][\w-]*)").match(text.text, pos)
-        if match is None:
-            match = re.compile(r"\S*\s+(?P<n>[^\W\d][\w-]*)").match(text.text, pos)
+        if match is None:  # "the average player salary for each team": the words up to a preposition
+            match = re.compile(rf"\S*\s+(?P<n>[^\W\d][\w-]*(?:\s+(?!{_STOPS}\b)[a-z][\w-]*){{0,2}})").match(
+                text.text, pos
+            )
         if match:
-            words = [w for w in text.original[match.start("n") : match.end("n")].split() if w.lower() not in _GENERIC]
+            words = text.original[match.start("n") : match.end("n")].split()
+            while words and words[0].lower() in _GENERIC:  # "days on market" keeps its inner words
+                words.pop(0)
+            while words and words[-1].lower() in _GENERIC:
+                words.pop()
             if words:
                 phrase = " ".join(words)
                 return Refusal(MISSING_COLUMN, f"the data have no column '{phrase}'", (phrase,))
@@ -434,7 +581,23 @@ def _roles(mentions: list[_Mention], filters: list[Filter], by_name: Mapping[str
     for f in filters:
         if f.op == "=" and isinstance(f.value, str):
             levels.setdefault(f.column, []).append(f.value)
+        elif f.op == "=" and _coded(by_name[f.column]):  # "smoke = 1 minus smoke = 0": groups of a 0/1 column
+            label = _level_label(float(f.value), by_name[f.column])
+            if label not in levels.get(f.column, []):
+                levels.setdefault(f.column, []).append(label)
     return _Parts(measures, categories, filters, levels, [n for n in seen if is_numeric(by_name[n])])
+
+
+def _coded(col: Mapping[str, Any]) -> bool:
+    """Whether a numeric column codes a few groups (0/1, grades 1-3) rather than measuring."""
+    return is_numeric(col) and 0 < int(col.get("distinct") or 99) <= _FEW_LEVELS
+
+
+def _level_label(value: float, col: Mapping[str, Any]) -> str:
+    """A numeric group's label as the data's text reads it (an integer column's 1 is "1", a float's "1.0")."""
+    return (
+        str(int(value)) if str(col.get("dtype", "")).startswith(("int", "uint")) and value.is_integer() else str(value)
+    )
 
 
 def _build(
@@ -454,8 +617,9 @@ def _build(
         params = {"threshold": _first_number(lx.ZTHRESHOLD_RE, q)} if op == "zscore_outliers" else {
             "k": _first_number(lx.IQR_FACTOR_RE, q)}  # fmt: skip
         steps += [Step(op, (m,)).with_params(**params) for m in parts.measures[:1]]
-    if ops.has("ttest", "anova") or (ops.has("chi2") and len(group_cols) + len(parts.levels) >= 2):
-        return _test(q, ops, parts, decimals, language, verdict, table)
+    coded = [m for m in parts.measures if _coded(by_name[m]) and m not in group_cols]  # smoke (0/1) × low (0/1)
+    if ops.has("ttest", "anova") or (ops.has("chi2") and len(group_cols) + len(parts.levels) + len(coded) >= 2):
+        return _test(q, text, ops, parts, decimals, language, verdict, table)
     if ops.has("pearson", "spearman", "kendall", "correlation"):
         return _correlation(q, ops, parts, decimals, language, verdict, table)
     if ops.has("regression"):
@@ -470,19 +634,45 @@ def _build(
         return _request(steps, parts, decimals, "verdict", language, table)
     if which and group_cols:
         _column_words(q, ops, parts.numeric)
-        return _group_extreme(q, ops, parts, group_cols, decimals, language, table)
+        return _group_extreme(q, text, ops, parts, group_cols, decimals, language, table)
+    if which:
+        unnamed = _unnamed_group(text)
+        if unnamed is not None:  # "which class type has the highest ...": never the measure's own statistic
+            return unnamed
     steps += _simple_steps(q, ops, parts, text, by_name)
+    if not steps and not parts.measures and any(operation(n).kind == "one" for n in ops.names() if n in OPERATIONS):
+        return _unknown_operand(text, ops)  # "the average player salary for each team": the data lack it
     if not steps:
         return None
     return _finish(question, text, steps, parts, decimals, "verdict" if verdict else "value", language, table)
 
 
+_WHICH_NOUN = re.compile(
+    r"\b(?:which|what)\s+(?P<n>(?:[^\W\d][\w-]*\s+){0,2}?[^\W\d][\w-]*)\s+(?:has|have|had|is|are|was|were|"
+    r"shows?|gets?|got|scores?|records?)\b|(?:어느|어떤)\s*(?P<k>\S+)"
+)
+
+
+def _unnamed_group(text: _Text) -> Refusal | None:
+    """The groups "which <noun>" asks about when no column names them ("which class type", "어느 산업")."""
+    match = _WHICH_NOUN.search(text.text)
+    if match is None:
+        return None
+    group = "n" if match.group("n") else "k"
+    phrase = text.original[match.start(group) : match.end(group)].strip()
+    words = [w for w in phrase.split() if w.lower() not in _GENERIC]
+    if not words or not phrase.strip():
+        return None
+    named = " ".join(words)
+    return Refusal(MISSING_COLUMN, f"the data have no column '{named}' to group by", (named,))
+
+
 def _verdict_sentence(q: str, language: str) -> str | None:
-    """The sentence that asks a yes/no ("Is it significant at α = 0.05?"), or None."""
-    for sentence in re.split(r"(?<=[?.!])\s+|(?<=[?])", q):
-        if lx.VERDICT_RE.search(sentence) and not (language == "ko" and lx.KO_AMOUNT_RE.search(sentence)):
-            return sentence
-    return None
+    """The sentence that asks a yes/no ("Is it significant at α = 0.05?"), or None. Of several, the one asking
+    significance: "Test whether A and B are independent ... Is it significant?" is answered yes when it is."""
+    asking = [s for s in re.split(r"(?<=[?.!])\s+|(?<=[?])", q)
+              if lx.VERDICT_RE.search(s) and not (language == "ko" and lx.KO_AMOUNT_RE.search(s))]  # fmt: skip
+    return next((s for s in asking if lx.SIGNIFICANT_RE.search(s)), asking[0] if asking else None)
 
 
 def _inverted(q: str, language: str) -> bool:
@@ -491,33 +681,38 @@ def _inverted(q: str, language: str) -> bool:
     return bool(lx.INVERTED_RE.search(sentence)) and not lx.SIGNIFICANT_RE.search(sentence)
 
 
-def _column_words(q: str, ops: _Ops, measures: list[str]) -> None:
-    """Drop "share of `women`" and "number of `Suicides`": words that name a numeric column, not an operation."""
+def _column_words(q: str, ops: _Ops, measures: list[str], compared: set[str] | None = None) -> None:
+    """Drop "share of `women`" and "number of `Suicides`": words that name a numeric column, not an operation. A
+    count of a column compared with a value ("how many smokers (smoke = 1)") counts rows."""
     for pos, name, _groups in list(ops.found):
         if name in ("share", "count"):
+            named_here = [m for m in measures if name != "count" or m not in (compared or set())]
             after = q[pos:]
             unit = name == "share" and re.search(r"\d\s*$", q[:pos])  # "above 50 percent": a unit, not a share
             words = r"(?:\s+(?!rows?\b|records?\b|entries\b|cases\b|with\b|where\b|have\b|has\b)[\w-]+){0,3}?"
             named = rf"\S+(?:\s+of)?(?:\s+the)?{words}\s*\(?\s*`?"
-            if unit or any(re.match(named + _name_pattern(m), after) for m in measures):
+            if unit or any(re.match(named + _name_pattern(m), after) for m in named_here):
                 ops.found = [f for f in ops.found if f[0] != pos]
 
 
 def _simple_steps(q: str, ops: _Ops, parts: _Parts, text: _Text, by_name: Mapping[str, Any]) -> list[Step]:
     """One-column operations (and counts), each applied to the measures named after it (or before it)."""
-    _column_words(q, ops, parts.numeric)
+    _column_words(q, ops, parts.numeric, {f.column for f in parts.filters})
     names = ops.names()
     if "distinct" in names or "missing" in names:
         ops.drop("count")
-    if "share" in names:
+    together = "share" in names and "count" in names and bool(parts.filters)  # "how many ..., and what share"
+    if "share" in names and not together:
         ops.drop("count")
+    condition = tuple(parts.filters) if together else None
     steps: list[Step] = []
     for index, (pos, name, groups) in enumerate(ops.found):
         if name not in OPERATIONS and name not in ("iqr", "range"):
             continue
         nxt = ops.found[index + 1][0] if index + 1 < len(ops.found) else len(q) + 1
         if name in ("count", "share"):
-            steps.append(_count_step(name, parts))
+            if not any(step.op == name for step in steps):  # "what share ... (percent)": one share asked
+                steps.append(_count_step(name, parts, condition))
             continue
         if name in ("distinct", "missing"):
             cols = parts.categories + parts.measures
@@ -540,7 +735,12 @@ def _between(column: str, text: _Text, start: int, end: int) -> bool:
     return any(start <= m.start() < end for m in re.finditer(_name_pattern(column), original))
 
 
-def _count_step(name: str, parts: _Parts) -> Step:
+def _count_step(name: str, parts: _Parts, shared: tuple[Filter, ...] | None = None) -> Step:
+    """A count, or a share of the rows with the question's condition. A count asked with a share
+    (``shared``) counts the rows with that same condition, which then filters neither."""
+    if shared is not None:
+        parts.filters.clear()
+        return Step(name, (), params=(("where", tuple(tuple(f.to_json()) for f in shared)),))
     if name == "share":
         condition = tuple(parts.filters)
         parts.filters.clear()
@@ -556,9 +756,7 @@ def _request(steps: list[Step], parts: _Parts, decimals: int | None, form: str, 
 
 def _finish(question: str, text: _Text, steps: list[Step], parts: _Parts, decimals: int | None, form: str,
             language: str, table: Mapping[str, Any]) -> StatRequest | Refusal | None:  # fmt: skip
-    known = {float(f.value) for f in parts.filters if not isinstance(f.value, str)}
-    known |= {float(f[2]) for step in steps for f in step.param("where") or () if not isinstance(f[2], str)}
-    leftover = _leftover(text, known)
+    leftover = _leftover(text, _known_numbers(steps, parts.filters))
     if leftover is not None:
         return leftover
     used = {c for step in steps for c in (*step.columns, step.group)} | {f.column for f in parts.filters}
@@ -572,8 +770,8 @@ def _finish(question: str, text: _Text, steps: list[Step], parts: _Parts, decima
         if op is not None and op.kind == "one" and not step.columns:
             return None
     if form == "verdict":
-        form = "value"  # a yes/no question of a plain statistic ("is the mean above 3?") is beyond the catalog
-        return Refusal(UNEXPRESSED, "a yes/no comparison of a statistic with a value", ("yes/no comparison",))
+        # a yes/no question of a plain statistic ("is the mean above 3?") is beyond the catalog
+        return Refusal(UNREAD, "a yes/no comparison of a statistic with a value", ("yes/no comparison",))
     return _request(steps, parts, decimals, form, language, table)
 
 
@@ -591,17 +789,36 @@ def _leftover(text: _Text, known: set[float]) -> Refusal | None:
         phrase = text.original[number.start() : number.end()]
         if float(phrase.replace(",", "").replace("−", "-")) in known:
             continue  # "fewer than 50 murders (`total` < 50)": the filter restated
-        return Refusal(UNEXPRESSED, f"the number {phrase} in the question, which the request cannot express", (phrase,))
+        said = _context(text.original, number.start(), number.end())
+        return Refusal(UNREAD, f"the number {phrase} in the question ('{said}'), which the request cannot express",
+                       (phrase, said))  # fmt: skip
     return None
 
 
-def _group_extreme(q: str, ops: _Ops, parts: _Parts, group_cols: list[str], decimals: int | None, language: str,
-                   table: Mapping[str, Any]) -> StatRequest | None:  # fmt: skip
+def _known_numbers(steps: list[Step] | tuple[Step, ...], filters: list[Filter] | tuple[Filter, ...]) -> set[float]:
+    """The numbers the request holds as filter values (a question may restate one)."""
+    known = {float(f.value) for f in filters if not isinstance(f.value, str)}
+    return known | {float(f[2]) for step in steps for f in step.param("where") or () if not isinstance(f[2], str)}
+
+
+def _context(question: str, start: int, end: int) -> str:
+    """A number with the words either side of it ("were Category 5 on"), as the refusal names it."""
+    before = re.search(r"(?:\S+\s+){0,2}$", question[:start])
+    after = re.match(r"(?:\s*[^\s,.;?!()]+){0,2}", question[end:])
+    head = before.group(0) if before else ""
+    return (head + question[start:end] + (after.group(0) if after else "")).strip()
+
+
+def _group_extreme(q: str, text: _Text, ops: _Ops, parts: _Parts, group_cols: list[str], decimals: int | None,
+                   language: str, table: Mapping[str, Any]) -> StatRequest | Refusal | None:  # fmt: skip
     high = lx.HIGH_RE.search(q)
     low = lx.LOW_RE.search(q)
     op = "group_max" if high and (not low or high.start() < low.start()) else "group_min"
     names = ops.names()
-    measure = next(iter(parts.measures), None)
+    measure = next((m for m in parts.measures if m != group_cols[0]), None)  # the measure is never the group
+    if measure is None and {"mean", "sum", "median"} & set(names):  # "the highest average seat count"
+        return _unknown_operand(text, ops) or Refusal(MISSING_COLUMN, "the question names no column to aggregate",
+                                                      ("column",))  # fmt: skip
     if "mean" in names:
         agg = "mean"
     elif "sum" in names:
@@ -636,18 +853,27 @@ def _default_agg(op: str, measure: str, group: str, table: Mapping[str, Any]) ->
     return "sum" if table_col(table, measure).get("aggregation") == "sum" else "mean"
 
 
-def _test(q: str, ops: _Ops, parts: _Parts, decimals: int | None, language: str, verdict: bool,
-          table: Mapping[str, Any]) -> StatRequest | None:  # fmt: skip
+def _asks_statistic(q: str, text: _Text) -> bool:
+    """Whether the test statistic is asked: by name, or by its symbol ("t and p", "F", "χ²"); a symbol is read
+    where values and operation words are blanked, so `sex` = 'F' or "t-test" is no statistic."""
+    chi = re.search(r"χ\s*²|\bχ2\b", q) and lx.STATISTIC_SYMBOL_RE.search(q)
+    return bool(lx.STATISTIC_RE.search(q) or lx.STATISTIC_SYMBOL_RE.search(text.text) or chi)
+
+
+def _test(q: str, text: _Text, ops: _Ops, parts: _Parts, decimals: int | None, language: str, verdict: bool,
+          table: Mapping[str, Any]) -> StatRequest | Refusal | None:  # fmt: skip
     alpha = _alpha(q)
     show = ["verdict"] if verdict or lx.SIGNIFICANT_RE.search(q) or not lx.P_VALUE_RE.search(q) else []
     show += ["p_value"] if lx.P_VALUE_RE.search(q) else []
-    show += ["statistic"] if lx.STATISTIC_RE.search(q) else []
+    show += ["statistic"] if _asks_statistic(q, text) else []
     invert = _inverted(q, "ko" if re.search(r"[\uac00-\ud7a3]", q) else "en")
     if ops.has("chi2") and not ops.has("ttest", "anova"):
-        cats = list(dict.fromkeys([*parts.categories, *parts.levels]))
+        coded = [m for m in parts.measures if _coded(table_col(table, m))]
+        cats = list(dict.fromkeys([*parts.categories, *parts.levels, *coded]))
         if len(cats) < 2:
             return None
         parts.filters[:] = [f for f in parts.filters if f.column not in cats[:2]]
+        show += ["dof"] if lx.DOF_RE.search(q) else []
         step = Step("chi2", (cats[0],), cats[1], show=tuple(show)).with_params(alpha=alpha, invert=invert or None)
         return _request([step], parts, decimals, "verdict" if verdict else "value", language, table)
     measure = next(iter(parts.measures), None)
@@ -659,9 +885,11 @@ def _test(q: str, ops: _Ops, parts: _Parts, decimals: int | None, language: str,
         if len(named) == 1 or len(few) == 1:
             group = (named or few)[0]
             measure = next(m for m in parts.measures if m != group)
-    if measure is None or group is None:
-        return None
-    levels = parts.levels.get(group, [])
+    if measure is None or group is None:  # a test with an operand unread: never a nearby figure in its place
+        what = "numeric column to compare" if measure is None else "column that makes the groups"
+        return Refusal(MISSING_COLUMN, f"the question names no {what} (the data's columns are named as the profile "
+                                       "names them)", ("column",))  # fmt: skip
+    levels = _level_order(text, table_col(table, group)) or parts.levels.get(group, [])
     parts.filters[:] = [f for f in parts.filters if f.column != group]
     if ops.has("ttest") or (len(levels) == 2 and not ops.has("anova")):
         equal = False if lx.WELCH_RE.search(q) else (True if lx.POOLED_RE.search(q) else None)
@@ -673,30 +901,51 @@ def _test(q: str, ops: _Ops, parts: _Parts, decimals: int | None, language: str,
     return _request([step], parts, decimals, "verdict" if verdict else "value", language, table)
 
 
+def _level_order(text: _Text, col: Mapping[str, Any]) -> list[str]:
+    """The two groups in the order asked, "M minus F", "1 vs 0", "Y − N" (the t statistic's sign follows it), or
+    empty when the question names no such pair of the column's values."""
+    values = {v.lower(): v for v in _category_values(col)}
+    if _coded(col):
+        low, high = col.get("min"), col.get("max")
+        if isinstance(low, int | float) and isinstance(high, int | float) and float(low).is_integer():
+            values |= {str(int(v)): _level_label(float(v), col) for v in range(int(low), int(high) + 1)}
+    pair = r"(?<![\w.])(\w+(?:\.\w+)*)\s*(?:minus|-|vs\.?|versus)\s*(\w+(?:\.\w+)*)(?![\w])"
+    order: list[str] = []
+    for match in re.finditer(pair, _normal(text.original)):  # a value read beside its column still orders
+        a, b = match.group(1), match.group(2)
+        if a in values and b in values and a != b and order in ([], [values[a], values[b]]):
+            text.take(*match.span())  # "1 vs 0 ... (1 − 0)": each restatement is read
+            order = [values[a], values[b]]
+    return order
+
+
 def table_col(table: Mapping[str, Any], name: str) -> Mapping[str, Any]:
     return next((c for c in table.get("columns", []) if c.get("name") == name), {})
 
 
 def _correlation(q: str, ops: _Ops, parts: _Parts, decimals: int | None, language: str, verdict: bool,
-                 table: Mapping[str, Any]) -> StatRequest | None:  # fmt: skip
-    if len(parts.measures) < 2:
-        return None
-    if len(parts.measures) > 2:
-        return None
+                 table: Mapping[str, Any]) -> StatRequest | Refusal:  # fmt: skip
+    if len(parts.measures) != 2:  # never the correlation of another pair
+        named = tuple(parts.measures)
+        return Refusal(UNREAD, f"a correlation of two numeric columns, but the question names {len(named)}"
+                               + (f" ({_listed(named)})" if named else ""), named or ("column",))  # fmt: skip
     method = next((m for m in ("spearman", "kendall", "pearson") if ops.has(m)), "pearson")
     show = ["value"] + (["p_value"] if lx.P_VALUE_RE.search(q) else [])
     strong = lx.STRONG_WORD_RE.search(q)
     threshold = _first_number(lx.STRONG_RE, q)
     asking = _verdict_sentence(q, "ko" if re.search(r"[\uac00-\ud7a3]", q) else "en") or ""
     significance = bool(lx.SIGNIFICANT_RE.search(asking))
+    sign = next((p for p, pattern in lx.SIGN_WORDS if re.search(pattern, asking)), None)
     if verdict and significance:
         show.append("significant")
+    elif verdict and sign:
+        show.append(sign)
     elif verdict and strong:
         show.append("strong")
     elif lx.STRENGTH_RE.search(q) or strong:
         show.append("strength")
     step = Step(method, tuple(parts.measures[:2]), show=tuple(show)).with_params(strong_r=threshold, alpha=_alpha(q))
-    form = "verdict" if verdict and (strong or significance) else "value"
+    form = "verdict" if verdict and (strong or significance or sign) else "value"
     return _request([step], parts, decimals, form, language, table)
 
 
@@ -720,6 +969,21 @@ def _regression(q: str, parts: _Parts, decimals: int | None, language: str,
     return _request([step], parts, decimals, "verdict" if verdict else "value", language, table)
 
 
+_RESPONSE = r"(?:response|outcome|dependent|target|종속|반응)"
+_PREDICTOR = r"(?:predictor|explanatory|independent|regressor|feature|설명|독립)"
+
+
+def _named_role(q: str, first: str, second: str) -> tuple[str, str] | None:
+    """(y, x) when the question says which is the response ("X as the predictor and Y as the outcome")."""
+    for name, other in ((first, second), (second, first)):
+        after = rf"{_name_pattern(name)}\W{{0,3}}(?:\s+\w+){{0,2}}?\s*(?:as\s+)?(?:the\s+)?(?:a\s+)?"
+        if re.search(after + _RESPONSE, q) or re.search(rf"{_RESPONSE}\s*(?:variable)?\W*{_name_pattern(name)}", q):
+            return name, other
+        if re.search(after + _PREDICTOR, q) or re.search(rf"{_PREDICTOR}\s*(?:variable)?\W*{_name_pattern(name)}", q):
+            return other, name
+    return None
+
+
 def _regression_roles(q: str, measures: list[str]) -> tuple[str, str]:
     """(y, x): "regress Y on X", "Y against X", "predicting Y from X"; in Korean "X에 대한 Y의 회귀", "Y를 X에 대해
     회귀", "X가 Y에 미치는", "X로 Y를 예측" (else the second named is explained by the first)."""
@@ -729,6 +993,11 @@ def _regression_roles(q: str, measures: list[str]) -> tuple[str, str]:
         return a, b
     first, second = (a, b) if pa.start() < pb.start() else (b, a)
     between = q[min(pa.end(), pb.end()) : max(pa.start(), pb.start())].strip(" `'\"")
+    if re.match(r"=\s*\w{1,3}\s*\+\s*\w{1,3}\s*[·*x]?$", between):  # "price = a + b·sqft": y is left of "="
+        return first, second
+    role = _named_role(q, first, second)
+    if role is not None:
+        return role
     if re.search(r"[\uac00-\ud7a3]", q):
         return (first, second) if re.match(r"(?:을|를)(?:\s|$)", between) else (second, first)
     if re.search(r"\b(?:on|against|versus|vs\.?|from|using|by)\b", between):

@@ -17,6 +17,8 @@ from typing import Any
 FILTER_OPS = ("=", "!=", ">", ">=", "<", "<=")
 #: The output forms: the values, a yes/no verdict first, or the group's (or row's) name.
 FORMS = ("value", "verdict", "name")
+#: Operations whose value is a whole number (a count of rows or values).
+WHOLE_NUMBER_OPS = frozenset({"count", "distinct", "missing", "zscore_outliers", "iqr_outliers"})
 #: How a follow-up plan item that carries a request starts.
 ITEM_PREFIX = "Compute with the statistics catalog: "
 
@@ -125,8 +127,12 @@ class StatRequest:
     language: str = "en"
     part_decimals: tuple[tuple[str, int], ...] = ()
 
-    def decimals_for(self, part: str) -> int | None:
-        """The rounding asked for one part ("the slope to 3 decimals, the intercept to 2"), else the request's."""
+    def decimals_for(self, part: str, op: str | None = None) -> int | None:
+        """The rounding asked for one part ("the slope to 3 decimals, the intercept to 2"), else the request's. A
+        whole-number part (a count, a test's degrees of freedom) prints no decimals: "how many, and what percent
+        (2 decimals)" rounds the percent."""
+        if self.decimals is not None and (part == "dof" or (part == "value" and op in WHOLE_NUMBER_OPS)):
+            return 0
         return dict(self.part_decimals).get(part, self.decimals)
 
     def to_json(self) -> dict[str, Any]:

@@ -122,6 +122,9 @@ def verdict_yes(step: Step, parts: Mapping[str, str]) -> bool | None:
     if step.op in ("pearson", "spearman", "kendall", "regression") and "significant" in parts:
         return parts.get("significant") == "yes"
     if step.op in ("pearson", "spearman", "kendall"):
+        sign = next((p for p in ("positive", "negative") if p in parts), None)  # "is the correlation positive?"
+        if sign is not None:
+            return parts.get(sign) == "yes"
         return parts.get("strong") == "yes" if "strong" in parts else None
     if step.op in ("ttest", "anova", "chi2"):
         significant = parts.get("verdict") == "significant"
@@ -179,6 +182,11 @@ def answer_sentences(request: StatRequest, refs: Sequence[Mapping[str, str]]) ->
             yes_ = labels.get("significant") == "yes"
             at = _alpha_words(dict(step.params))
             body = f"{'significant' if yes_ else 'not significant'}" + (f" at {at}" if at else "")
+        elif "positive" in shown or "negative" in shown:
+            sign = "positive" if "positive" in shown else "negative"
+            yes_sign = labels.get(sign) == "yes"
+            ko = {"positive": "양의 상관", "negative": "음의 상관"}[sign] + ("임" if yes_sign else "이 아님")
+            body = ko if lang == "ko" else f"the correlation is {'' if yes_sign else 'not '}{sign}"
         elif "strong" in shown:
             strong = labels.get("strong") == "yes"
             asked = dict(step.params).get("strong_r")

@@ -15,6 +15,7 @@ PROFILE = {
                 {"name": "Volume", "role": "measure", "description": "Shares traded that day"},
                 {"name": "Region", "role": "category", "top_values": [{"value": "West", "count": 3}]},
                 {"name": "Gender", "role": "category", "description": "성별 (F, M)"},
+                {"name": "Damage2014", "role": "measure", "description": "Damage in 2014 dollars"},
             ],
         }
     ],
@@ -54,3 +55,10 @@ def test_korean_particles_and_descriptions() -> None:
 
 def test_without_a_profile_the_key_words_are_named() -> None:
     assert abstention_sentence("What was the weather on Mars?") == ABSTAIN["en"].format(needed="weather, mars")
+
+
+def test_a_year_inside_a_column_name_is_no_period() -> None:
+    assert missing_data("What is the median damage in 2014 dollars?", PROFILE).periods == ()
+    assert missing_data("2014년 달러 기준 피해액의 중앙값은?", PROFILE).periods == ()
+    korean = abstention_sentence("2019년 Volume 합계는?", profile=PROFILE)
+    assert korean.count("2019") == 1  # named once, as the period

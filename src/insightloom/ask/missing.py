@@ -20,6 +20,7 @@ from ..statistics.lexicon import KO_PARTICLES, OPERATION_WORDS
 
 _WORD_RE = re.compile(r"[^\W_]+", re.UNICODE)
 _PARTICLE_RE = re.compile(rf"(?<=[\w])(?:{KO_PARTICLES})$")
+_NUMBER_RE = re.compile(r"\d+(?:년|월|일|st|nd|rd|th|s)?")  # a number, or a year or a date part said in words
 _YEAR_RE = re.compile(r"(?<!\d)(19\d{2}|20\d{2})(?!\d)")
 _OPERATION_RES = tuple(re.compile(p, re.I) for patterns in OPERATION_WORDS.values() for p in patterns)
 # Words that ask rather than name what is asked about.
@@ -73,7 +74,7 @@ def key_terms(question: str) -> list[str]:
     terms: list[str] = []
     for word in _WORD_RE.findall(question):
         lowered = _stem(word.lower())
-        if not lowered or lowered in QUESTION_WORDS | HOW_WORDS or lowered.isdigit() or lowered in terms:
+        if not lowered or lowered in QUESTION_WORDS | HOW_WORDS or _NUMBER_RE.fullmatch(lowered) or lowered in terms:
             continue
         terms.append(lowered)
     return terms
@@ -159,8 +160,9 @@ def _missing_periods(question: str, profile: Mapping[str, Any]) -> list[tuple[st
     if not spans:
         return []
     first, last = min(lo for lo, _ in spans), max(hi for _, hi in spans)
-    names = _names(profile)  # a year that is a column's name or a category value is no period ("2019 models")
-    years = [year for year in dict.fromkeys(_YEAR_RE.findall(question)) if year not in names]
+    # A year inside a column's name or a category value is no period ("in 2014 dollars" for `BaseDam2014`).
+    names = _names(profile)
+    years = [y for y in dict.fromkeys(_YEAR_RE.findall(question)) if not any(y in name for name in names)]
     return [(year, first, last) for year in years if not first[:4] <= year <= last[:4]]
 
 

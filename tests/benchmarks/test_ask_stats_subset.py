@@ -64,3 +64,31 @@ def test_a_pinned_subset_answers_right_or_abstains_naming_what_is_missing(
     assert line["questions"] == 23 and line["wrong"] == 0
     assert line["correct"] == line["answerable"]
     assert line["awu"] == 1.0 and line["held"] == 1.0
+
+
+def test_the_third_set_is_blind_held_out_and_disjoint_from_every_other_table() -> None:
+    folder = BENCHMARKS / "ask_stats" / "third"
+    assert bench.SETS["third"] == folder
+    questions = json.loads((folder / "questions.json").read_text(encoding="utf-8"))["questions"]
+    tables = json.loads((folder / "tables.json").read_text(encoding="utf-8"))["tables"]
+    expected = json.loads((folder / "expected.json").read_text(encoding="utf-8"))["questions"]
+    assert 80 <= len(questions) <= 100 and 10 <= len(tables) <= 12
+    assert {q["half"] for q in questions} == {"held_out"} and {t["half"] for t in tables} == {"held_out"}
+    assert {q["table"] for q in questions} == {t["table"] for t in tables}
+    assert all(30 <= t["rows"] <= 20_000 for t in tables)
+    assert sum(q["lang"] == "ko" for q in questions) >= 15
+    assert sum(q["kind"] == "unsupported" for q in questions) >= 15
+    assert all(q["must_name"] for q in questions if q["kind"] == "unsupported")
+    assert {q["id"] for q in questions} == set(expected)
+    for q in questions:
+        if q["kind"] == "answerable":
+            parts = expected[q["id"]]["parts"]
+            assert len(parts) == len(q["parts"]) and all(p.get("value") is not None or "yes" in p for p in parts)
+    used = set()
+    for other in (BENCHMARKS / "ask_stats" / "tables.json", BENCHMARKS / "ask_stats" / "second" / "tables.json"):
+        used |= {t["table"] for t in json.loads(other.read_text(encoding="utf-8"))["tables"]}
+    for sample in (BENCHMARKS / "real_tables").glob("*sample.json"):
+        used |= {t["table"] for t in json.loads(sample.read_text(encoding="utf-8"))["tables"]}
+    items = {t.split("/", 1)[1].lower() for t in used}
+    assert not {t["table"] for t in tables} & used
+    assert not {t["table"].split("/", 1)[1].lower() for t in tables} & items

@@ -13,10 +13,11 @@ decision and writes what a hosted model writes around it:
   computed and checked, sent section by section (:mod:`.report`).
 
 Where the sizes come from: the issue's measurements of the demo (the offline Coder wrote 1,143 output tokens over 9
-calls, the Reporter 2,176 over 6) against what a hosted model writes on the same job, about ten times as much; the
-prompts' own examples (``prompts/coder.md`` shows a full script per analysis, ``prompts/reporter.md`` a report with a
-method note per finding). ``tests/models/test_real_size.py`` holds the demo's figures to at least 8,000 Coder and
-10,000 Reporter output tokens.
+calls, the Reporter 2,176 over 6) against what a hosted model writes on the same job, about ten times as much; and
+the prompts' own asks (``prompts/coder.md``'s example is a full script: load, tracked calculations with checks,
+notes; ``prompts/reporter.md`` asks for an interpretation per theme, a table, conclusions and a note on
+limitations). ``tests/models/test_real_size.py`` holds the demo to at least 8,000 Coder and 10,000 Reporter output
+tokens.
 """
 
 from __future__ import annotations

@@ -46,7 +46,7 @@ from .embeddings import HybridRetriever, make_embedder
 from .events import append_ask_events, ask_event, record_ask_usage
 from .fragments import KnowledgeFragment, load_knowledge
 from .memory import MemoryStore, Turn, open_memory
-from .missing import missing_data
+from .missing import uncovered_periods
 from .prompt import AskPrompt, abstention_sentence, build_prompt, question_language
 from .request_tool import RequestState, make_request_tool
 from .retrieval import Hit
@@ -503,7 +503,7 @@ def ask(
     new_ids: list[str] = []
     refused = isinstance(asked, Refusal) and asked.kind != UNEXPRESSED
     # A year the data do not cover: any figure would answer another period's question.
-    uncovered = bool(missing_data(text, profile).periods) if profile is not None else False
+    uncovered = bool(uncovered_periods(text, profile)) if profile is not None else False
     if analyze and not refused and not uncovered:
         from .analyze import DEFAULT_CAP_USD
 

@@ -97,7 +97,7 @@ def missing_data(question: str, profile: Mapping[str, Any] | None) -> Missing:
     known, columns = _known_words(profile)
     unknown = [t for t in terms if t not in known and not _is_operation(t)]
     named = [name for name, words in columns.items() if any(t in words for t in terms)]
-    return Missing(terms=tuple(unknown), periods=tuple(_missing_periods(question, profile)), columns=tuple(named))
+    return Missing(terms=tuple(unknown), periods=uncovered_periods(question, profile), columns=tuple(named))
 
 
 def _is_operation(term: str) -> bool:
@@ -155,15 +155,24 @@ def _date_spans(profile: Mapping[str, Any]) -> Iterable[tuple[str, str]]:
                 yield str(column["min"])[:10], str(column["max"])[:10]
 
 
-def _missing_periods(question: str, profile: Mapping[str, Any]) -> list[tuple[str, str, str]]:
+def uncovered_periods(question: str, profile: Mapping[str, Any]) -> tuple[tuple[str, str, str], ...]:
+    """``(year, first date, last date)`` of each year the question names outside the data's dates."""
     spans = list(_date_spans(profile))
     if not spans:
-        return []
+        return ()
     first, last = min(lo for lo, _ in spans), max(hi for _, hi in spans)
     # A year inside a column's name or a category value is no period ("in 2014 dollars" for `BaseDam2014`).
     names = _names(profile)
     years = [y for y in dict.fromkeys(_YEAR_RE.findall(question)) if not any(y in name for name in names)]
-    return [(year, first, last) for year in years if not first[:4] <= year <= last[:4]]
+    return tuple((year, first, last) for year in years if not first[:4] <= year <= last[:4])
 
 
-__all__ = ["HOW_WORDS", "MAX_NEEDED_TERMS", "QUESTION_WORDS", "Missing", "key_terms", "missing_data"]
+__all__ = [
+    "HOW_WORDS",
+    "MAX_NEEDED_TERMS",
+    "QUESTION_WORDS",
+    "Missing",
+    "key_terms",
+    "missing_data",
+    "uncovered_periods",
+]

@@ -20,6 +20,7 @@ from typing import Any
 from ....claims.phrases import find_claim_phrases
 from ....report.appendix import is_trivial
 from ....report.numbers import find_numbers
+from ....report.render import report_language
 from ....report.sections import Section, split_sections
 from ..conversation import Conversation, ToolCall
 
@@ -234,7 +235,7 @@ _KINDS = (
 
 def sized_render(markdown: str, conv: Conversation) -> list[ToolCall]:
     """The next calls that send the draft ``markdown`` at a real length: a few sections, or the final render."""
-    sections = _chunks(expand(markdown, _citations(conv), _language(markdown)))
+    sections = _chunks(expand(markdown, _citations(conv), report_language(markdown)))
     sent = [e for e in conv.exchanges() if e.name == "render_section"]
     if any(e.status != "success" for e in sent) or len(sections) < 2:
         return [ToolCall("render_report", {"markdown": markdown})]
@@ -364,10 +365,6 @@ def _citations(conv: Conversation) -> dict[str, dict[str, Any]]:
         return {}
     entries = data.get("citations", []) if isinstance(data, dict) else []
     return {str(e["calculation_id"]): e for e in entries if isinstance(e, dict) and e.get("calculation_id")}
-
-
-def _language(markdown: str) -> str:
-    return "ko" if re.search(r"[\uac00-\ud7a3]", markdown) else "en"
 
 
 __all__ = ["SECTIONS_PER_REPLY", "expand", "sized_render"]

@@ -177,7 +177,8 @@ def _table_and_columns(item: str, profile: dict[str, Any]) -> tuple[str | None, 
     tables = [t for t in profile.get("tables", []) if isinstance(t, dict) and t.get("view")]
     if not tables:
         return None, []
-    table = next((t for t in tables if str(t["view"]) in item), tables[0])
+    named_views = set(_BACKTICKED_RE.findall(item)) | set(re.findall(r"[^\W]+", item))  # whole names, not parts
+    table = next((t for t in tables if str(t["view"]) in named_views), tables[0])
     analysable = [
         c
         for c in table.get("columns", [])

@@ -16,15 +16,15 @@ had not read the parser, its expected.json from ``expected.py --dir benchmarks/a
 out (``--set third --half held_out``).
 Jobs, scoring and the summary lines are the same for every set.
 
-Per table, one offline job runs through the product's CLI (plan auto-approved, as ``benchmarks/real_tables.py`` runs
-it; finished jobs under ``--jobs`` are reused). Before any follow-up, a question is **held** when its one part is a
-number a calculation of the job's ``calculation_metadata.json`` already holds (``|value - expected| <= 1e-9 *
-max(1, |expected|)``; the calculation is verified in ``citations.json``, its ``source_columns`` are exactly the
-columns the part uses, and its description, formula or check names each of them). Then
-each half runs on fresh copies of the job folders, a table's questions in order on one copy (a follow-up merged by one
-question may serve the next; a rerun starts clean): for a held question a plain ask first (``analyze=False``), then
-the main ask with ``analyze=True`` (plain with ``--no-analyze``), in-process through ``insightloom.ask.answer.ask``
-with offline settings.
+Per table, one offline job runs through the product's CLI (plan auto-approved, as ``benchmarks/real_tables.py`` runs it;
+finished jobs under ``--jobs`` are reused). Before any follow-up, a question is **held** when its one part is a number a
+calculation of the job's ``calculation_metadata.json`` already holds (``|value - expected| <= 1e-9 * max(1,
+|expected|)``; the calculation is verified in ``citations.json``, its ``source_columns`` are exactly the columns the
+part uses, its description, formula or check names each of them, and its ``basis``, when it has one, names the part's
+operation: ``HELD_OPS``). Then each half runs on fresh copies of the job folders, a table's questions in order on one
+copy (a follow-up merged by one question may serve the next; a rerun starts clean): for a held question a plain ask
+first (``analyze=False``), then the main ask with ``analyze=True`` (plain with ``--no-analyze``), in-process through
+``insightloom.ask.answer.ask`` with offline settings.
 
 Scoring of the main ask's answer:
 
@@ -83,6 +83,13 @@ EXPECTED = HERE / "expected.json"
 SETS = {"first": HERE, "second": HERE / "second", "third": HERE / "third"}  # --set: the folder of each question set
 HALVES = ("first", "held_out")
 HELD_TOLERANCE = 1e-9
+#: A question part's operation -> the operation a calculation's ``basis`` names when it computes the same thing. A
+#: calculation with a basis of another operation does not hold the question even when its value and columns agree
+#: (the IQR outliers of a count that is mostly 0 are exactly its rows above 0).
+HELD_OPS = {"count_rows": "count", "share": "share", "missing": "missing", "distinct": "distinct", "mean": "mean",
+            "median": "median", "std": "std", "var": "var", "min": "min", "max": "max", "sum": "sum",
+            "quantile": "quantile", "skew": "skew", "kurt": "kurtosis", "outliers_z": "zscore_outliers",
+            "outliers_iqr": "iqr_outliers"}  # fmt: skip
 _NUMBER = re.compile(r"(?<![\w.,])[-\u2212]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\w]|\.\d)")
 _VERDICT = re.compile(r"(?<![\w])(yes|no)(?![\w])|(?<![가-힣])(예|아니요)(?![가-힣])", re.IGNORECASE)
 _FINISHED = ("completed", "needs_review")
@@ -171,6 +178,7 @@ def held_by(calculations: Sequence[dict[str, Any]], question: dict[str, Any], pa
         return ""
     expected = float(parts[0]["value"])
     columns = part_columns(question["parts"][0])
+    same_op = HELD_OPS.get(question["parts"][0]["op"])
     for calc in calculations:
         value = calc.get("value")
         if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
@@ -179,6 +187,9 @@ def held_by(calculations: Sequence[dict[str, Any]], question: dict[str, Any], pa
             continue
         if calc.get("verification_status") != "verified":
             continue  # an unverified number is never cited, so the job does not hold it
+        basis = calc.get("basis")
+        if same_op and isinstance(basis, dict) and basis.get("op") not in (None, same_op):
+            continue  # another statistic with the same value
         if {str(c).casefold() for c in calc.get("source_columns") or []} != {c.casefold() for c in columns}:
             continue  # computed from other columns: the same value by coincidence (a count of 2, a total of 4)
         text = " ".join(str(calc.get(key) or "") for key in ("description", "formula", "check"))

@@ -55,6 +55,7 @@ from .stat_answer import (
     Matched,
     computed_block,
     match_request,
+    not_computed_sentence,
     parameter_numbers,
     refusal_sentence,
     request_problems,
@@ -528,10 +529,8 @@ def ask(
         result = _answer(_agent(settings, model, prompt, meter), prompt, knowledge, matched, calcs)
     elif matched is not None and (analyze or _strict(matched.request)):
         # never a nearby number in its place: a verified number of another question is a wrong answer
-        reason = "no verified value of the " + "; ".join(matched.missing)
-        if not analyze:
-            reason += " (ask with --analyze to compute it)"
-        result = _Answer(refusal_sentence(reason, language), True, "not_computed", [], [], False)
+        result = _Answer(not_computed_sentence(matched, language, analyze=analyze), True, "not_computed", [], [],
+                         False)  # fmt: skip
     else:
         retrieval, selected = _retrieve(q, knowledge, threshold, new_ids, settings)
         prompt = (
@@ -555,8 +554,7 @@ def ask(
             if state.request is not None:
                 asked = state.request  # the request the model filled is the question's record
         if result.abstained and matched is not None:  # name the values the jobs lack, not the question's words
-            missing = "no verified value of the " + "; ".join(matched.missing) + " (ask with --analyze to compute it)"
-            result.text = refusal_sentence(missing, language)
+            result.text = not_computed_sentence(matched, language, analyze=False)
     seconds = round(time.perf_counter() - started, 4)
     calls = meter.usage.calls
     if result.abstained:

@@ -40,6 +40,7 @@ class Matched:
         calcs: Calculation id -> its record, for every matched calculation.
         display: Calculation id -> its value as the answer prints it (the request's decimals).
         missing: The parts no verified calculation holds, described.
+        missing_steps: The index of each step with a part no verified calculation holds.
     """
 
     request: StatRequest
@@ -47,10 +48,16 @@ class Matched:
     calcs: dict[str, dict[str, Any]] = field(default_factory=dict)
     display: dict[str, str] = field(default_factory=dict)
     missing: list[str] = field(default_factory=list)
+    missing_steps: list[int] = field(default_factory=list)
 
     @property
     def complete(self) -> bool:
         return not self.missing
+
+    def lacking(self, language: str = "en") -> str:
+        """What no verified calculation holds, one phrase per step in the question's language."""
+        steps = [self.request.steps[i] for i in dict.fromkeys(self.missing_steps)]
+        return "; ".join(describe_step(s, self.request.filters, language) for s in steps)
 
 
 def _close(a: Any, b: Any) -> bool:
@@ -129,7 +136,7 @@ def match_request(request: StatRequest, calcs: Sequence[Mapping[str, Any]], veri
     """
     found = Matched(request)
     with_basis = [c for c in calcs if isinstance(c.get("basis"), Mapping) and str(c.get("id")) in verified]
-    for step in request.steps:
+    for index, step in enumerate(request.steps):
         parts: dict[str, str] = {}
         for part in _needed(step):
             calc = next((c for c in reversed(with_basis) if basis_matches(c["basis"], step, request.filters, part)),
@@ -139,6 +146,7 @@ def match_request(request: StatRequest, calcs: Sequence[Mapping[str, Any]], veri
             if calc is None:
                 found.missing.append(f"{describe_step(step, request.filters)}" + (f" ({part})" if part != "value"
                                                                                     else ""))  # fmt: skip
+                found.missing_steps.append(index)
                 continue
             calc_id = str(calc["id"])
             found.calcs[calc_id] = dict(calc)
@@ -256,6 +264,17 @@ def _verdict_problems(answer: str, request: StatRequest, matched: Matched) -> li
             return [f"the answer says '{found.group(0)}', but the computed verdict is '{word}' "
                     f"({labels.get('verdict') or labels.get('strong')})"]  # fmt: skip
     return []
+
+
+def not_computed_sentence(matched: Matched, language: str, *, analyze: bool) -> str:
+    """The abstention for a request no verified figure of the job answers yet: what is lacking, in the question's
+    language, and (without ``analyze``) how to compute it."""
+    what = matched.lacking(language)
+    if language == "ko":
+        tail = "" if analyze else " (--analyze 옵션으로 다시 물으면 계산합니다)"
+        return f"이 질문에는 답할 수 없습니다: 작업에 검증된 값이 없습니다 — {what}{tail}."
+    tail = "" if analyze else " (ask with --analyze to compute it)"
+    return refusal_sentence(f"no verified value of the {what}{tail}", language)
 
 
 def refusal_sentence(reason: str, language: str) -> str:

@@ -32,7 +32,15 @@ OPERATION_WORDS: dict[str, tuple[str, ...]] = {
     "mean": (r"\bmeans?\b", r"\baverages?\b", r"\bavg\b", "평균"),
     "min": (r"\bminimum\b", r"\bmin\b", r"\bsmallest\s+value\b", r"\blowest\s+value\b", "최솟값", "최소값", "최소"),
     "max": (r"\bmaximum\b", r"\bmax\b", r"\blargest\s+value\b", r"\bhighest\s+value\b", "최댓값", "최대값", "최대"),
-    "sum": (r"\btotals?\b", r"\bsum\b", "합계", "총합", "총\\s*합"),
+    # "총 Amount": 총 standing alone, unless it counts ("총 몇 명", "총 주문 수")
+    "sum": (
+        r"\btotals?\b",
+        r"\bsum\b",
+        "합계",
+        "총합",
+        "총\\s*합",
+        r"(?<![가-힣])총(?![가-힣])(?!\s*(?:몇|개수|건수|인원|\S*\s*수(?![가-힣])))",
+    ),
     "skew": (r"\bskew(?:ness)?\b", "왜도"),
     "kurtosis": (r"\bkurtosis\b", "첨도"),
     "zscore_outliers": (r"\bz[\s-]*scores?\b", r"\bz\s*[-]?\s*점수", r"\|\s*z\s*\|", "z값"),

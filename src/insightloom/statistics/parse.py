@@ -287,7 +287,9 @@ def _value_filters(text: _Text, columns: list[dict[str, Any]], mentions: list[_M
         near = [m for m in mentions if m.name == col["name"]]
         for value in sorted(_category_values(col), key=len, reverse=True):
             v = re.escape(value.lower())
-            beside = re.compile(rf"(?:{lx.KO_PARTICLES})?\s*(?:=|==|is|of|equals?|equal\s+to|:)?\s*{v}(?![\w])")
+            beside = re.compile(  # "Gender F", "Gender = F", "Gender가 F인"
+                rf"(?:{lx.KO_PARTICLES})?\s*(?:=|==|is|of|equals?|equal\s+to|:)?\s*{v}(?:(?![\w])|(?=(?:인|이고|이며|이면|일)(?![\w])))"
+            )
             hits = [(h.span(), True) for h in (beside.match(text.text, m.end) for m in near) if h]
             hits += [(h.span(), False) for h in text.find(rf"(?:'{v}'|\"{v}\")")]
             if not hits and len(value) >= 3 and not value.isdigit():
@@ -519,12 +521,20 @@ def parse_question(question: str, profile: Mapping[str, Any], view: str | None =
     missing = _glossed(text, columns) or _missing_column(text, columns)
     if missing is not None:
         return missing
-    extreme = lx.WHICH_RE.search(text.original.lower()) and (
+    groups = {m.name for m in mentions if not is_numeric(by_name[m.name]) or by_name[m.name].get("role") == "category"}
+    extreme = _asks_which(_normal(question), mentions, groups) and (
         lx.HIGH_RE.search(text.text) or lx.LOW_RE.search(text.text)
     )
     if not ops.found and not extreme:
+        plain = _plain_measure(_normal(question), mentions, filters, by_name)
+        if plain is not None:
+            parts = _roles(mentions, filters, by_name)
+            return _finish(question, text, [plain], parts, decimals, "value", language, table)
         return _no_operation(text, mentions)
     if not mentions:  # "how many were Category 5": a number no column reads names what the data lack
+        if ops.names() == ["count"] and not filters and _counts_rows(text, table):
+            return _finish(question, text, [Step("count", ())], _roles([], [], by_name), decimals, "value",
+                           language, table)  # fmt: skip
         return _unknown_operand(text, ops) or (_leftover(text, set()) if ops.found else None)
     built = _build(question, text, ops, mentions, filters, by_name, decimals, language, table)
     if isinstance(built, StatRequest):  # every path, tests and correlations too: no number left unread
@@ -532,6 +542,48 @@ def parse_question(question: str, profile: Mapping[str, Any], view: str | None =
     if isinstance(built, StatRequest) and per_part:
         return replace(built, part_decimals=tuple(sorted(per_part.items())))
     return built
+
+
+_ROW_NOUNS = frozenset(["row", "record", "entry", "observation", "case", "sample"])
+_COUNTED = re.compile(r"\b(?:how\s+many|number\s+of)\s+(?:the\s+)?(?P<n>[^\W\d_][\w-]*)|몇\s*행|행\s*수")
+_THERE = re.compile(
+    r"^\s*(?:are\s+there|(?:does|do|is)\s+(?:the|this)\s+(?:table|data(?:set)?)\s+(?:have|hold|contain)|"
+    r"(?:in|does)\s+(?:the|this)\s+(?:table|data(?:set)?)|(?:were|are)\s+(?:recorded|listed))?\s*\??\s*$"
+)
+
+
+def _counts_rows(text: _Text, table: Mapping[str, Any]) -> bool:
+    """Whether a count that names no column counts the table's rows: "how many rows are there", "몇 행", or "how many
+    trainees are there" where the table names its rows so (a column "Trainee ID", the file "trainees.csv")."""
+    q = _normal(text.original)  # the count words are read (blanked) by now
+    match = _COUNTED.search(q)
+    if match is None:
+        return False
+    noun = match.group("n")
+    if noun is None:
+        return True
+    if not _THERE.match(q[match.end() :]):
+        return False  # "how many trainees passed": a condition the catalog cannot read
+    singular = {noun, noun[:-1], noun[:-2], noun[:-3] + "y"} if noun.endswith("s") else {noun}
+    if singular & _ROW_NOUNS:
+        return True
+    names = [str(table.get(k) or "") for k in ("view", "file", "sheet")] + [str(c.get("name")) for c in _columns(table)]
+    words = {w for name in names for w in re.findall(r"[a-z]+", re.sub(r"(?<=[a-z])(?=[A-Z])", " ", name).lower())}
+    return any(len(word) >= 3 and word in words for word in singular)
+
+
+def _plain_measure(q: str, mentions: list[_Mention], filters: list[Filter], by_name: Mapping[str, Any]) -> Step | None:
+    """ "What is the Amount for Gender F?", "Amount는 얼마?": an additive measure asked with no operation word is its
+    total (the profile's aggregation says so); any other measure is left to the report's words."""
+    filtered = {f.column for f in filters}
+    asked = [m for m in mentions if m.name not in filtered]
+    if len({m.name for m in asked}) != 1 or by_name[asked[0].name].get("aggregation") != "sum":
+        return None
+    m = asked[0]
+    before = re.search(r"(?:\bwhat\s+(?:is|was|were|are)|\bwhat's|\bhow\s+much(?:\s+(?:is|was))?)\s+(?:the\s+)?$",
+                       q[: m.start])  # fmt: skip
+    after = re.match(r"\s*(?:은|는|이|가|의)?\s*(?:모두\s*)?얼마", q[m.end :])
+    return Step("sum", (m.name,)) if before or after else None
 
 
 def _no_operation(text: _Text, mentions: list[_Mention]) -> Refusal | None:
@@ -609,8 +661,8 @@ def _build(
     asking = _verdict_sentence(q, language)
     verdict = asking is not None
     steps: list[Step] = []
-    which = bool(lx.WHICH_RE.search(q)) and bool(lx.HIGH_RE.search(q) or lx.LOW_RE.search(q))
     group_cols = [c for c in parts.categories] + [m for m in parts.measures if by_name[m].get("role") == "category"]
+    which = _asks_which(q, mentions, set(group_cols)) and bool(lx.HIGH_RE.search(q) or lx.LOW_RE.search(q))
     if ops.has("outliers") or ops.has("zscore_outliers"):
         op = "zscore_outliers" if ops.has("zscore_outliers") else "iqr_outliers"
         ops.drop("outliers", "zscore_outliers", "iqr", "count", "std")
@@ -645,6 +697,25 @@ def _build(
     if not steps:
         return None
     return _finish(question, text, steps, parts, decimals, "verdict" if verdict else "value", language, table)
+
+
+_NAMED_BEFORE = re.compile(r"\s+(?:with|having|that\s+(?:has|had|have|shows?|gets?|got))\s+(?:the\s+)?$")
+_NAMED_AFTER = 8  # "가장 높은 매체": the characters between the extreme word and the group it names
+
+
+def _asks_which(q: str, mentions: list[_Mention], groups: set[str]) -> bool:
+    """Whether the question asks for a group rather than a value: "which"/"what", or a group column named next to
+    the extreme word ("the Category with the highest total", "광고비용 합계가 가장 큰 매체는")."""
+    if lx.WHICH_RE.search(q):
+        return True
+    named = [m for m in mentions if m.name in groups]
+    for pattern in (lx.HIGH_RE, lx.LOW_RE):
+        for hit in pattern.finditer(q):
+            if any(0 <= m.start - hit.end() <= _NAMED_AFTER and re.search(r"[\uac00-\ud7a3]", q) for m in named):
+                return True
+            if any(m.end <= hit.start() and _NAMED_BEFORE.search(q[m.end : hit.start()]) for m in named):
+                return True
+    return False
 
 
 _WHICH_NOUN = re.compile(

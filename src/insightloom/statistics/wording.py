@@ -78,6 +78,8 @@ def _operands(step: Step) -> str:
 def describe_step(step: Step, filters: Sequence[Filter] = (), language: str = "en", *, full: bool = True) -> str:
     """One step in words: "standard deviation (sample, ddof 1) of `Volume` where `Region` = 'West'" (Korean with
     ``language="ko"``: "`Volume`의 표준편차 (`Region` = 'West')")."""
+    if step.op == "count" and not step.columns:  # "count of rows", never "count of rows of rows"
+        return f"{ops.label_of(step, language)}{_where(filters, language)}"
     if language == "ko":
         return _describe_ko(step, filters, full)
     if step.op in ("group_max", "group_min") and step.group:

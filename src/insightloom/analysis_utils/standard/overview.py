@@ -37,7 +37,7 @@ def run_overview(spec: AnalysisSpec, *, language: str = "en") -> None:
     names = ", ".join(ql(c) for c in cols) or "NULL"
     r = {
         "rows": track_value(p + "rows", len(df), tx["d_rows"], "len(df)", ctx.view, [], "high",
-                            f"SELECT COUNT(*) FROM {t}", "count"),
+                            f"SELECT COUNT(*) FROM {t}", "count", basis=catalog_basis("count", [], [])),
         "columns": track_value(p + "columns", df.shape[1], tx["d_columns"], "df.shape[1]", ctx.view, [], "medium",
                                None, "count", recipe={"op": "column_count", "view": ctx.view}),
         "analysed": track_value(p + "analysed_columns", len(cols), tx["d_analysed"], "len(analysed columns)",

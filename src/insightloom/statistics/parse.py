@@ -33,7 +33,10 @@ UNREAD = "unread_constraint"
 _NUMERIC_DTYPES = ("int", "float", "uint")
 _FEW_LEVELS = 10  # a numeric column with at most this many values can group (a t-test's 0/1, a χ² test's grade)
 _QUOTED = re.compile(r"'([^']+)'|\"([^\"]+)\"|‘([^’]+)’|“([^”]+)”")
-_NUMBER = re.compile(r"(?<![\w.])[-−]?\d+(?:,\d{3})*(?:\.\d+)?(?![\w])")
+#: A number of the question; one with a unit or a Korean counter on it ("300km", "1700년", "1.5배") is a number too.
+_NUMBER = re.compile(
+    r"(?<![\w.])[-−]?\d+(?:,\d{3})*(?:\.\d+)?(?:(?![\w])|(?=[\uac00-\ud7a3])|(?=(?:km|kg|cm|mm|lbs?|mph|ms|[smhgkx])\b))"
+)
 _COLUMN_WORD = re.compile(
     r"[`'\"]?((?:[\w.-]+ ){0,2}[\w.-]+)[`'\"]? (?:column|variable|field|feature)\b|"
     r"\b(?:column|variable|field) [`'\"]?([\w][\w.-]{0,40})[`'\"]?|"
@@ -123,6 +126,45 @@ def _inflected(name: str) -> tuple[str, ...]:
     return tuple(rf"(?<![\w-]){re.escape(f)}(?![\w-])" for f in forms)
 
 
+_PLURAL_AFTER = re.compile(
+    r"(?:distinct|unique|different|highest|lowest|largest|smallest|oldest|youngest|tallest|shortest|heaviest|"
+    r"lightest|longest|maximum|minimum)\s+(?:and\s+(?:the\s+)?\w+\s+)?$"
+)
+#: "differ across the Schools": a category's groups; "across the years" of a numeric Year means every row.
+_PLURAL_GROUPS = re.compile(r"\b(?:across|among|between)\s+(?:the\s+)?(?:different\s+|various\s+)?$")
+
+
+def _plural_mentions(text: _Text, columns: list[dict[str, Any]]) -> list[_Mention]:
+    """A column named in the plural right after "distinct" or a superlative ("how many distinct subjects", "the
+    youngest and the oldest ages"): there the plural names the column's values, not the rows counted."""
+    found = []
+    for col in columns:
+        name = str(col["name"])
+        if not re.fullmatch(r"[A-Za-z]{3,}", name) or name.lower().endswith("s"):
+            continue
+        for match in text.find(rf"(?<![\w-]){re.escape(name.lower())}(?:s|es)(?![\w-])"):
+            before = text.text[max(0, match.start() - 40) : match.start()]
+            if _PLURAL_AFTER.search(before) or (_PLURAL_GROUPS.search(before) and not is_numeric(col)):
+                found.append(_Mention(match.start(), match.end(), name))
+                text.take(*match.span())
+    return found
+
+
+def _adjective_mentions(text: _Text, columns: list[dict[str, Any]], mentions: list[_Mention]) -> list[_Mention]:
+    """ "Which star is the hottest?": a superlative that names its measure, when the question names no numeric
+    column and the table has exactly one column the adjective reads as (`temp` for "hottest")."""
+    if any(is_numeric(c) and c["name"] in {m.name for m in mentions} for c in columns):
+        return []
+    found = []
+    for word, names in lx.MEASURE_ADJECTIVES.items():
+        for match in text.find(rf"\b{word}\b"):
+            fits = [c for c in columns if is_numeric(c) and c.get("role") == "measure"
+                    and str(c["name"]).lower() in names]  # fmt: skip
+            if len(fits) == 1:
+                found.append(_Mention(match.start(), match.end(), str(fits[0]["name"])))
+    return found
+
+
 def _count_phrase(name: str) -> tuple[str, ...]:
     """A count column named in the plural (`seats`) read as "seat count"."""
     if not re.fullmatch(r"[A-Za-z]{3,}s", name) or name.lower().endswith("ss"):
@@ -204,7 +246,18 @@ def _whole_term(question: str, start: int, end: int) -> str:
     """The whole term a match starts ("Kruskal" -> "Kruskal-Wallis", "Gini" -> "Gini coefficient", "지니" ->
     "지니계수"), so a refusal names what was asked in the asker's words."""
     tail = _HEAD_NOUNS.match(question, end)
+    head = re.search(r"(?<![\w'-])(?P<w>[A-Za-z][A-Za-z-]*)\s+$", question[:start])  # English word order only
+    if head and head.group("w").lower() not in _NOT_MODIFIERS:  # "hierarchical clustering", "multinomial logit"
+        start = head.start("w")
     return question[start : tail.end() if tail else end].strip()
+
+
+#: Words before a method's name that are no part of it ("run a k-means", "fit the logit").
+_NOT_MODIFIERS = frozenset(
+    "a an the run fit use do compute calculate perform estimate report give apply with of for to and or by using on "  # noqa: SIM905
+    "in my this that these its their make build train conduct please what which is are was any some each via from "
+    "at as".split()
+)
 
 
 _DESCRIBED = re.compile(r"((?:[^\W\d_][\w'-]*|\d+(?:\.\d+)?)\s+){0,4}\(\s*$")
@@ -291,7 +344,7 @@ def _value_filters(text: _Text, columns: list[dict[str, Any]], mentions: list[_M
                 rf"(?:{lx.KO_PARTICLES})?\s*(?:=|==|is|of|equals?|equal\s+to|:)?\s*{v}(?:(?![\w])|(?=(?:인|이고|이며|이면|일)(?![\w])))"
             )
             hits = [(h.span(), True) for h in (beside.match(text.text, m.end) for m in near) if h]
-            hits += [(h.span(), False) for h in text.find(rf"(?:'{v}'|\"{v}\")")]
+            hits += [(h.span(), False) for h in text.find(rf"(?:'{v}'|\"{v}\"|\(\s*{v}\s*\))")]  # "males (M)"
             if not hits and len(value) >= 3 and not value.isdigit():
                 hits += [(h.span(), False) for h in text.find(rf"(?<![\w]){v}(?:{lx.KO_PARTICLES})?(?![\w])")]
             for span, adjacent in hits[:1]:
@@ -319,40 +372,150 @@ def _owner(owners: list[tuple[str, str, bool]], start: int, mentions: list[_Ment
     return (named[next(iter(anywhere))][0], named[next(iter(anywhere))][1]) if len(anywhere) == 1 else None
 
 
-def _numeric_filters(text: _Text, mentions: list[_Mention], numeric: set[str]) -> list[Filter]:
+_NUM = r"-?\d+(?:,\d{3})*(?:\.\d+)?"
+#: A gloss right after a name ("`checks`(경찰 조회 건수)가 0"): skipped before the comparison is read.
+_GLOSS_AFTER = re.compile(r"\)?\s*\([^()]{0,60}\)")
+_FILLER = r"\)?(?:\s+(?:is|are|was|were|of|with|a|an|value|values|rating|score|scores|level|count))*\s*\(?"
+#: "a rating of 5", "education level 5": a bare number after such a word is the value itself.
+_NOT_A_VALUE = (
+    r"(?![\d.]|\s*(?:or\s+(?:more|less|higher|lower|fewer|greater|above|below|over|under|later|earlier)|"
+    r"and\s+(?:above|up|over|higher|below|under|lower)|%|decimal|places|d\.p))"
+)  # "5 or more", "2 decimals": no value
+_BARE_AFTER = re.compile(
+    rf"\s+(?:(?:a|an)\s+)?(?:(?:rating|score|level|grade|value)(?:\s+of)?|of|=)\s+(?P<n>{_NUM}){_NOT_A_VALUE}"
+)
+#: "5.5 or higher", "10 and above": the comparison written after the number.
+_AFTER_NUMBER = (
+    (r"or\s+(?:higher|more|greater|above|over|larger|bigger|later)|and\s+(?:above|up|over|higher)|\+", ">="),
+    (r"or\s+(?:lower|less|fewer|below|under|smaller|earlier)|and\s+(?:below|under|lower)", "<="),
+)
+_KO_UNIT = r"(?:[a-z%]{1,3}|개|명|건|회|번|점|세|살|년|원|달러|시간|분|초|일|권|편)?"
+_KO_COMPARE = re.compile(
+    rf"\)?\s*(?:이|가|은|는|이가|의\s*값이)?\s*(?P<n>{_NUM})\s*{_KO_UNIT}\s*"
+    r"(?:을|를)?\s*(?P<w>이상|이하|초과|미만|보다\s*(?:많|크|큰|높|길)\S*|보다\s*(?:적|작|낮|짧)\S*|넘\S*|"
+    r"인(?=\s|$)|이면서|이고|이며|이면|으로|로(?=\s))"
+)
+_BEFORE = re.compile(
+    rf"(?P<w>exactly|with|having|have|has|had|scored|scoring|scores|got|rated|published|{{words}})\s+"
+    rf"(?P<n>{_NUM}|zero)\s*(?:(?:points?|on|for|in)\s+)?$"
+)
+
+
+_YEAR_NAME = re.compile(r"^(?:year|yr|years|연도|년도|년)$", re.IGNORECASE)
+#: A year bound written about the rows' year ("1700년 이후", "since 1700", "1990 or later", "before 1650").
+_YEAR_BOUNDS = (
+    (re.compile(r"(?P<n>\d{4})\s*년\s*(?P<w>이후|부터|이상|이전|까지|이하|초과|미만)"), None),
+    (
+        re.compile(r"\b(?:since|from)\s+(?P<n>\d{4})(?:\s+(?:on(?:wards?)?|forward))?\b|\b(?P<m>\d{4})\s+or\s+later\b"),
+        ">=",
+    ),
+    (re.compile(r"\b(?:up\s+to|through|until)\s+(?P<n>\d{4})\b|\b(?P<m>\d{4})\s+or\s+earlier\b"), "<="),
+    (re.compile(r"\bafter\s+(?P<n>\d{4})\b"), ">"),
+    (re.compile(r"\bbefore\s+(?P<n>\d{4})\b"), "<"),
+)
+_KO_YEAR_OPS = {
+    "이후": ">=",
+    "부터": ">=",
+    "이상": ">=",
+    "이전": "<=",
+    "까지": "<=",
+    "이하": "<=",
+    "초과": ">",
+    "미만": "<",
+}
+
+
+def _year_filters(text: _Text, by_name: Mapping[str, Any]) -> list[Filter]:
+    """A year bound on the table's one year column (an integer column named Year or 연도), as a filter; with no
+    such column the number stays unread, and the question is refused naming it."""
+    years = [n for n, c in by_name.items() if _YEAR_NAME.match(n.strip()) and is_numeric(c)]
+    if len(years) != 1:
+        return []
     found = []
+    for pattern, op in _YEAR_BOUNDS:
+        for match in text.find(pattern):
+            number = match.group("n") or match.groupdict().get("m")
+            word = match.groupdict().get("w")
+            found.append(Filter(years[0], op or _KO_YEAR_OPS[str(word)], float(str(number))))
+            text.take(*match.span())
+    return found
+
+
+def _ko_op(word: str) -> str:
+    if word in lx.KO_COMPARISONS:
+        return lx.KO_COMPARISONS[word]
+    if word.startswith("보다"):
+        return ">" if re.search("많|크|큰|높|길", word) else "<"
+    if word.startswith("넘"):  # "60일을 넘는": more than
+        return ">"
+    return "="  # 인, 이면서, 이고, 으로: the value itself
+
+
+def _number(text: str) -> float:
+    return 0.0 if text == "zero" else float(text.replace(",", ""))
+
+
+def _numeric_filters(
+    text: _Text, mentions: list[_Mention], numeric: set[str], by_name: Mapping[str, Any] | None = None
+) -> list[Filter]:
+    """``column <op> number`` for each numeric column the question compares to a number, in English ("at least 15
+    for Colour", "magnitude of 5.5 or higher", "a rating of 5", "zero articles", "a negative magnitude") and Korean
+    ("`age`가 30세 이상", "0이면서")."""
+    found = []
+    before_words = re.compile(_BEFORE.pattern.replace("{words}", _BEFORE_WORDS))
     for m in mentions:
         if m.name not in numeric:
             continue
-        rest = text.text[m.end :]
-        filler = r"\)?(?:\s+(?:is|are|was|were|of|with|a|an|value|values|rating|score|scores|level|count))*\s*\(?"
+        gloss = _GLOSS_AFTER.match(text.text, m.end)
+        end = gloss.end() if gloss else m.end
+        rest = text.text[end:]
         for words, op in lx.COMPARISONS:
-            match = re.match(rf"{filler}\s*(?:{words})\s*(?P<n>-?\d+(?:,\d{{3}})*(?:\.\d+)?)", rest)
+            match = re.match(rf"{_FILLER}\s*(?:{words})\s*(?P<n>{_NUM})", rest)
             if match:
-                found.append(Filter(m.name, op, float(match.group("n").replace(",", ""))))
-                text.take(m.end, m.end + match.end())
+                found.append(Filter(m.name, op, _number(match.group("n"))))
+                text.take(m.end, end + match.end())
                 break
         else:
-            before = re.search(rf"(?P<w>exactly|with|having|have|has|had|{_BEFORE_WORDS})\s+(?P<n>-?\d+(?:\.\d+)?)\s*$",
-                               text.text[: m.start])  # fmt: skip
+            after = _after_number(rest)
+            if after is not None:
+                op, value, length = after
+                found.append(Filter(m.name, op, value))
+                text.take(m.end, end + length)
+                continue
+            before = before_words.search(text.text[: m.start])
             if before:
                 word = " ".join(before.group("w").split())
-                found.append(Filter(m.name, _BEFORE_OPS.get(word, "="), float(before.group("n"))))
+                found.append(Filter(m.name, _BEFORE_OPS.get(word, "="), _number(before.group("n"))))
                 text.take(before.start(), m.start)
                 continue
-            ko = re.match(
-                r"\)?\s*(?:이|가|은|는|이가|의\s*값이)?\s*(?P<n>-?\d+(?:\.\d+)?)\s*(?:개|명|건|회|번|점)?\s*"
-                r"(?P<w>이상|이하|초과|미만|보다\s*(?:많|크|큰|높|길)\S*|보다\s*(?:적|작|낮|짧)\S*|인(?=\s|$))",
-                rest,
-            )
+            sign = re.search(r"\b(?:a\s+)?(?P<s>negative|positive)\s+$", text.text[: m.start])
+            if sign:  # "stars with a negative magnitude"
+                found.append(Filter(m.name, "<" if sign.group("s") == "negative" else ">", 0.0))
+                text.take(sign.start(), m.start)
+                continue
+            ko = _KO_COMPARE.match(rest)
             if ko:
-                word = ko.group("w")
-                op = lx.KO_COMPARISONS.get(word) or (
-                    "=" if word == "인" else ">" if re.search("많|크|큰|높|길", word) else "<"
-                )
-                found.append(Filter(m.name, op, float(ko.group("n"))))
-                text.take(m.end, m.end + ko.end())
+                found.append(Filter(m.name, _ko_op(ko.group("w")), _number(ko.group("n"))))
+                text.take(m.end, end + ko.end())
+                continue
+            bare = _BARE_AFTER.match(rest) or (
+                re.match(rf"\s+(?P<n>{_NUM}){_NOT_A_VALUE}", rest)
+                if by_name is not None and _coded(by_name[m.name])
+                else None
+            )  # "gender 1 and gender 2": a coded column's level
+            if bare:
+                found.append(Filter(m.name, "=", _number(bare.group("n"))))
+                text.take(m.end, end + bare.end())
     return found
+
+
+def _after_number(rest: str) -> tuple[str, float, int] | None:
+    """ "of 5.5 or higher" after a name: the comparison, the number and the length read."""
+    for words, op in _AFTER_NUMBER:
+        match = re.match(rf"{_FILLER}\s*(?P<n>{_NUM})\s*(?:{words})", rest)
+        if match:
+            return op, _number(match.group("n")), match.end()
+    return None
 
 
 _BEFORE_OPS = {"more than": ">", "over": ">", "at least": ">=", "fewer than": "<", "less than": "<", "at most": "<=",
@@ -388,6 +551,33 @@ def _operation_words(text: _Text) -> _Ops:
                     _restated(text, match.end(), _quantile(groups))
     ops.found.sort()
     return ops
+
+
+_SUPERLATIVE = re.compile(
+    r"\b(?P<hi>highest|largest|greatest|biggest|longest|tallest|heaviest|oldest|maximum)\b|"
+    r"\b(?P<lo>lowest|smallest|shortest|lightest|youngest|minimum)\b|가장\s*(?P<khi>높은|큰|많은|긴)|가장\s*(?P<klo>낮은|작은|적은|짧은)"
+)
+_SUPERLATIVE_GAP = (
+    60  # characters from the word to the measure it describes ("highest theophylline concentration (conc)")
+)
+
+
+def _superlatives(text: _Text, ops: _Ops, measures: list[_Mention]) -> None:
+    """ "the highest and lowest prestige", "the youngest and the oldest ages", "가장 높은 conc": a maximum or a
+    minimum of the measure named next, when no other operation word stands between (so "the highest average" of a
+    group question stays a group question)."""
+    taken = [pos for pos, _name, _g in ops.found]
+    for match in text.find(_SUPERLATIVE):
+        after = [m for m in measures if 0 <= m.start - match.end() <= _SUPERLATIVE_GAP]
+        if not after or any(match.end() <= pos < after[0].start for pos in taken):
+            continue
+        between = text.text[match.end() : after[0].start]
+        if re.search(r"\d", between):  # "the top 5", "the largest 10 values": not one extreme
+            continue
+        high = bool(match.group("hi") or match.group("khi"))
+        ops.found.append((match.start(), "max" if high else "min", {}))
+        text.take(*match.span())
+    ops.found.sort()
 
 
 def _restated(text: _Text, end: int, q: float) -> None:
@@ -496,6 +686,8 @@ def parse_question(question: str, profile: Mapping[str, Any], view: str | None =
     text = _Text(question, _normal(question))
     mentions, ambiguous = _column_mentions(text, columns)
     mentions = _described(text, mentions)
+    mentions = sorted(mentions + _plural_mentions(text, columns), key=lambda m: (m.start, m.name))
+    mentions = sorted(mentions + _adjective_mentions(text, columns, mentions), key=lambda m: (m.start, m.name))
     weak = _weak_mentions(text, columns)
     terms = sorted((m.span() for p in lx.UNSUPPORTED_WORDS for m in text.find(p)), key=lambda span: span[0])
     if re.search(r"\bregress|회귀", text.text):  # "a regression predicting Y from X", "one predictor": its roles
@@ -512,7 +704,10 @@ def parse_question(question: str, profile: Mapping[str, Any], view: str | None =
         text.take(start, end)
     by_name = {str(c["name"]): c for c in columns}
     numeric = {n for n, c in by_name.items() if is_numeric(c)}
-    filters = list(dict.fromkeys(_numeric_filters(text, mentions, numeric) + _value_filters(text, columns, mentions)))
+    filters = list(
+        dict.fromkeys(_numeric_filters(text, mentions, numeric, by_name) + _value_filters(text, columns, mentions))
+    )
+    filters += _year_filters(text, by_name)
     filters += _verb_filters(text, weak, by_name, filters)
     for pattern in (lx.ZTHRESHOLD_RE, lx.IQR_FACTOR_RE, lx.ALPHA_RE, lx.STRONG_RE, lx.IGNORE_MISSING_RE, lx.DDOF_RE):
         for match in text.find(pattern):
@@ -522,9 +717,11 @@ def parse_question(question: str, profile: Mapping[str, Any], view: str | None =
     if missing is not None:
         return missing
     groups = {m.name for m in mentions if not is_numeric(by_name[m.name]) or by_name[m.name].get("role") == "category"}
-    extreme = _asks_which(_normal(question), mentions, groups) and (
-        lx.HIGH_RE.search(text.text) or lx.LOW_RE.search(text.text)
-    )
+    asks_which = _asks_which(_normal(question), mentions, groups)
+    extreme = asks_which and (lx.HIGH_RE.search(text.text) or lx.LOW_RE.search(text.text))
+    grouping = groups - {f.column for f in filters}  # "(status = A)" filters, it groups nothing
+    if not asks_which or not (grouping or re.search(r"\b(?:which|who)\b|어느|어떤|누구", text.original.lower())):
+        _superlatives(text, ops, [m for m in mentions if m.name in numeric])  # "what's the highest conc"
     if not ops.found and not extreme:
         plain = _plain_measure(_normal(question), mentions, filters, by_name)
         if plain is not None:
@@ -589,7 +786,12 @@ def _plain_measure(q: str, mentions: list[_Mention], filters: list[Filter], by_n
 def _no_operation(text: _Text, mentions: list[_Mention]) -> Refusal | None:
     match = _OF_PHRASE.search(text.text)
     if match and mentions:
-        phrase = " ".join(w for w in match.group("op").split() if w not in _GENERIC and re.search(r"[a-z]{3}", w))
+        words = match.group("op").split()
+        while words and (words[0] in _GENERIC or not re.search(r"[a-z]{3}", words[0])):
+            words.pop(0)
+        while words and (words[-1] in _GENERIC or not re.search(r"[a-z]{3}", words[-1])):
+            words.pop()
+        phrase = " ".join(words)  # "distance from earth": the inner words kept
         if phrase:  # unknown to the lexicon: another route (the analysis catalog) may still express it
             return Refusal(UNEXPRESSED, f"the statistics catalog has no operation for '{phrase}'", (phrase,))
     return None
@@ -600,8 +802,14 @@ _STOPS = r"(?:for|of|in|per|by|with|among|across|where|when|at|from|to|and|or|is
 
 def _unknown_operand(text: _Text, ops: _Ops) -> Refusal | None:
     """The name after an operation word ("the mean of temperature") when the question names no column at all."""
+    korean = re.search(r"[\uac00-\ud7a3]", text.original) is not None
     for pos, name, _groups in ops.found:
         if name in ("count",):
+            continue
+        if korean:  # "환자들의 CD4 세포 수 평균": the operand comes before the operation word, or after it
+            operand = _ko_operand(text.original[:pos]) or _ko_operand_after(text.original[pos:])
+            if operand:
+                return Refusal(MISSING_COLUMN, f"the data have no column '{operand}'", (operand,))
             continue
         match = re.compile(r"\s*(?:of|for|in)\s+(?:the\s+)?(?P<n>[^\W\d][\w-]*(?:\s+[^\W\d][\w-]*)?)").match(
             text.text, pos + 1
@@ -609,7 +817,7 @@ def _unknown_operand(text: _Text, ops: _Ops) -> Refusal | None:
         if match is None:
             match = re.compile(r"\S*\s*(?:of|for|in)\s+(?:the\s+)?(?P<n>[^\W\d][\w-]*)").match(text.text, pos)
         if match is None:  # "the average player salary for each team": the words up to a preposition
-            match = re.compile(rf"\S*\s+(?P<n>[^\W\d][\w-]*(?:\s+(?!{_STOPS}\b)[a-z][\w-]*){{0,2}})").match(
+            match = re.compile(rf"\S*\s+(?P<n>[^\W\d][\w-]*(?:\s+(?:to\s+)?(?!{_STOPS}\b)[a-z][\w-]*){{0,2}})").match(
                 text.text, pos
             )
         if match:
@@ -622,6 +830,27 @@ def _unknown_operand(text: _Text, ops: _Ops) -> Refusal | None:
                 phrase = " ".join(words)
                 return Refusal(MISSING_COLUMN, f"the data have no column '{phrase}'", (phrase,))
     return None
+
+
+def _ko_operand(before: str) -> str:
+    """The words naming what a Korean operation word applies to: up to three words before it, after the last one
+    that owns them ("환자들의 CD4 세포 수" -> "CD4 세포 수"), its particle dropped."""
+    words = before.split()[-3:]
+    owner = max((i for i, w in enumerate(words) if w.endswith("의")), default=-1)
+    words = [w for w in words[owner + 1 :] if w not in _GENERIC]
+    if words:
+        words[-1] = re.sub(rf"(?:{lx.KO_PARTICLES})$", "", words[-1]) or words[-1]
+    return " ".join(words).strip()
+
+
+def _ko_operand_after(rest: str) -> str:
+    """ "평균 FICO 신용점수는": the words after the operation word, up to the one a particle ends."""
+    words = rest.split()[1:4]
+    for i, word in enumerate(words):
+        stripped = re.sub(r"(?:은|는|이|가|을|를)$", "", word)
+        if stripped != word:
+            return " ".join([*words[:i], stripped]).strip()
+    return ""
 
 
 def _roles(mentions: list[_Mention], filters: list[Filter], by_name: Mapping[str, Any]) -> _Parts:
@@ -785,9 +1014,10 @@ def _simple_steps(q: str, ops: _Ops, parts: _Parts, text: _Text, by_name: Mappin
             if not any(step.op == name for step in steps):  # "what share ... (percent)": one share asked
                 steps.append(_count_step(name, parts, condition))
             continue
-        if name in ("distinct", "missing"):
+        if name in ("distinct", "missing"):  # "how many distinct subjects, and how many distinct weights (Wt)"
             cols = parts.categories + parts.measures
-            steps += [Step(name, (c,)) for c in cols[:1]]
+            named = [c for c in cols if _between(c, text, pos, nxt)]
+            steps += [Step(name, (c,)) for c in (named or cols[:1])]
             continue
         cols = [c for c in parts.measures if _between(c, text, pos, nxt)] or parts.measures
         op = name
@@ -867,9 +1097,16 @@ def _leftover(text: _Text, known: set[float]) -> Refusal | None:
 
 
 def _known_numbers(steps: list[Step] | tuple[Step, ...], filters: list[Filter] | tuple[Filter, ...]) -> set[float]:
-    """The numbers the request holds as filter values (a question may restate one)."""
+    """The numbers the request holds as filter values (a question may restate one), and the numbers its columns'
+    names hold: "2014년 달러 기준 `BaseDam2014`", "2004년 `Gdiam04`" gloss the name, they filter nothing."""
     known = {float(f.value) for f in filters if not isinstance(f.value, str)}
-    return known | {float(f[2]) for step in steps for f in step.param("where") or () if not isinstance(f[2], str)}
+    known |= {float(f[2]) for step in steps for f in step.param("where") or () if not isinstance(f[2], str)}
+    names = [c for step in steps for c in (*step.columns, step.group or "")] + [f.column for f in filters]
+    for digits in (d for name in names for d in re.findall(r"\d+", name)):
+        known.add(float(digits))
+        if len(digits) == 2:  # a year by its last two digits
+            known |= {1900.0 + int(digits), 2000.0 + int(digits)}
+    return known
 
 
 def _context(question: str, start: int, end: int) -> str:
@@ -952,7 +1189,8 @@ def _test(q: str, text: _Text, ops: _Ops, parts: _Parts, decimals: int | None, l
     if group is None and len(parts.measures) == 2:  # a numeric column of few levels groups the other
         few = [m for m in parts.measures if int(table_col(table, m).get("distinct") or 99) <= 20]
         lead = r"(?:across|by|among|per|each|between|over|for)\s+(?:the\s+)?(?:different\s+)?"
-        named = [m for m in few if re.search(lead + _name_pattern(m), q)]
+        ko_lead = r"`?\)?\s*(?:집단|그룹|별|에\s*따라|에\s*따른)"  # "자녀 수(`kids`) 집단에 따라"
+        named = [m for m in few if re.search(lead + _name_pattern(m), q) or re.search(_name_pattern(m) + ko_lead, q)]
         if len(named) == 1 or len(few) == 1:
             group = (named or few)[0]
             measure = next(m for m in parts.measures if m != group)

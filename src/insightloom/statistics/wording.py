@@ -80,12 +80,22 @@ def describe_step(step: Step, filters: Sequence[Filter] = (), language: str = "e
     ``language="ko"``: "`Volume`의 표준편차 (`Region` = 'West')")."""
     if step.op == "count" and not step.columns:  # "count of rows", never "count of rows of rows"
         return f"{ops.label_of(step, language)}{_where(filters, language)}"
+    condition = " and ".join(f.text() for f in ops.condition_of(step)) if step.op == "share" else ""
+    if condition:  # "share of rows (%) with `depth` < 300"
+        head = (
+            f"{ops.label_of(step, language)} with {condition}"
+            if language != "ko"
+            else (f"{condition.replace(' and ', ', ')}인 {ops.label_of(step, language)}")
+        )
+        return head + _where(filters, language)
     if language == "ko":
         return _describe_ko(step, filters, full)
     if step.op in ("group_max", "group_min") and step.group:
         agg = str(ops.params_of(step).get("agg"))
         extreme = "highest" if step.op == "group_max" else "lowest"
         what = "row count" if agg == "count" else f"{_AGG_WORDS['en'].get(agg, agg)} of `{step.columns[0]}`"
+        if agg in ("max", "min"):  # one row's own value: "`star` with the highest `temp`"
+            what = f"`{step.columns[0]}`"
         return f"`{step.group}` with the {extreme} {what}{_where(filters)}"
     return f"{ops.label_of(step)}{_params(step, full)} of {_operands(step)}{_where(filters)}"
 

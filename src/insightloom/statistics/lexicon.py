@@ -77,7 +77,7 @@ OPERATION_WORDS: dict[str, tuple[str, ...]] = {
         r"\bhow\s+many\b",
         r"\bnumber\s+of\b",
         r"\bcount\b",
-        "몇\\s*(?:개|명|건|행|채|마리|가구|곳|대|회|번|편|그루|장|해|년|가지|종|개월|사람)",
+        "몇\\s*(?:개|명|건|행|채|마리|가구|곳|대|회|번|편|그루|장|해|년|가지|종|개월|사람|통|권|명의)",
         "개수",
         "건수",
         r"행\s*수",
@@ -138,6 +138,8 @@ DECIMALS_PATTERNS: tuple[tuple[re.Pattern[str], int | None], ...] = (
         None,
     ),
     (re.compile(r"소수\s*점?\s*(?:이하\s*)?(?P<n>\d+)\s*(?:번?째\s*)?자리"), None),
+    # "R²는 셋째 자리까지": a later part's rounding without 소수점 again
+    (re.compile(r"(?<![\w])(?P<ko>첫째|둘째|셋째|넷째|다섯째)\s*자리"), None),
     (re.compile(r"정수로|정수\s*(?:값|단위)"), 0),
 )
 
@@ -205,7 +207,7 @@ VERDICT_RE = re.compile(
     r",?\s+and\s+(?:is|are|does|do)\s+(?:it|they|the|this|that|there)\b|\bwhether\b|"
     r"(?:^|[.?!;]\s+)(?:significant|strong|normal|independent|different|positive|negative)\b(?:[^.?!]|\.\d)*\?|"
     r"(?<!몇 개)(?<!몇개)(?<!얼마)(?:[인한는은]가\s*\??\s*$|[인한는은]가요|입니까|습니까|있는가|있나요|나요\s*\??\s*$|"
-    r"여부|[인한]지(?=\s|\(|$)|않은가|않는가|일까|할까)"
+    r"여부|[인한는]지(?=\s|\(|$)|않은가|않는가|일까|할까)"
 )
 #: A Korean question asking for an amount, not a yes/no ("몇 개인가?", "얼마인가?").
 KO_AMOUNT_RE = re.compile(r"몇|얼마|무엇|어느|어떤|누구")
@@ -214,7 +216,10 @@ INVERTED_RE = re.compile(
     r"independen|\bthe\s+same\b|\bequal\s+means?\b|no\s+(?:significant\s+)?difference|독립|같은가|동일"
 )
 SIGNIFICANT_RE = re.compile(r"significan|유의")
-WELCH_RE = re.compile(r"welch|unequal\s+variances?|equal_var\s*=\s*false|등분산\s*(?:을\s*)?가정하지|이분산")
+WELCH_RE = re.compile(
+    r"welch|unequal\s+variances?|equal_var\s*=\s*false|등분산\s*(?:을\s*)?가정하지|이분산|"
+    r"(?:not|n't|without)\s+assum\w*\s+(?:equal|the\s+same)\s+variances?"  # "does not assume equal variances"
+)
 POOLED_RE = re.compile(r"pooled|equal\s+variances?|student'?s\s+t|등분산")
 #: "(ddof = 0)": the rule POPULATION_RE reads, so its number is no constraint left unread.
 DDOF_RE = re.compile(r"\bddof\s*=\s*[01]\b")
@@ -241,7 +246,7 @@ ENTITY_COUNT_RE = re.compile(
     r"\b(?:most|fewest|least|(?:highest|largest|greatest|smallest|lowest)\s+number\s+of)\s+"
     r"(?!sales\b|revenues?\b|profits?\b|earnings\b|spending\b|costs?\b|\w+'s\b)[a-z]+s\b"
 )
-WHICH_RE = re.compile(r"\bwhich\b|\bwhat\b|어느|어떤|무엇|누구|어디")
+WHICH_RE = re.compile(r"\bwhich\b|\bwhat\b|어느|어떤|무엇|누구|어디|언제")
 #: Words that compare a column with a number.
 COMPARISONS: tuple[tuple[str, str], ...] = (
     (r">=|≥|at\s+least|greater\s+than\s+or\s+equal\s+to|no\s+less\s+than", ">="),
@@ -249,7 +254,7 @@ COMPARISONS: tuple[tuple[str, str], ...] = (
     (r"!=|≠|not\s+equal\s+to|other\s+than", "!="),
     (r">|greater\s+than|more\s+than|larger\s+than|higher\s+than|above|over|exceeds?|exceeding", ">"),
     (r"<|less\s+than|fewer\s+than|smaller\s+than|lower\s+than|below|under", "<"),
-    (r"==|=|equals?|equal\s+to|is", "="),
+    (r"==|=|equals?|equal\s+to|exactly|is", "="),
 )
 KO_COMPARISONS = {"이상": ">=", "이하": "<=", "초과": ">", "미만": "<", "보다 큰": ">", "보다 작은": "<"}
 #: A period filter the catalog cannot express ("in March", "last month", "2024", "1분기").

@@ -264,7 +264,9 @@ _DESCRIBED = re.compile(r"((?:[^\W\d_][\w'-]*|\d+(?:\.\d+)?)\s+){0,4}\(\s*$")
 _DESCRIBED_LONG = re.compile(r"((?:[^\W\d_][\w'-]*|\d+(?:\.\d+)?)\s+){0,6}\(\s*$")
 
 
-def _described(text: _Text, mentions: list[_Mention]) -> list[_Mention]:
+def _described(
+    text: _Text, mentions: list[_Mention], numeric: set[str] | frozenset[str] = frozenset()
+) -> list[_Mention]:
     """Read "the mean net time (`net`)" and "a 65 mph speed limit (`speed65` = 'yes')" as the asker's words for the
     column in parentheses: another column's bare name among them ("time") is no mention, and a number among them
     ("65") no constraint."""
@@ -280,6 +282,9 @@ def _described(text: _Text, mentions: list[_Mention]) -> list[_Mention]:
         if quoted:  # "the 2004 fate of a gall (Fate04)": a bare name in parentheses reads its words' numbers only
             dropped |= {(o.start, o.end) for o in mentions if o.name != m.name and start <= o.start < end
                         and text.original[o.start : o.start + 1] != "`"}  # fmt: skip
+        else:  # "across item types (type)": a group column among the words of another group column's gloss
+            dropped |= {(o.start, o.end) for o in mentions if o.name != m.name and start <= o.start < end
+                        and m.name not in numeric and o.name not in numeric}  # fmt: skip
         for number in re.finditer(r"\d+(?:\.\d+)?", text.text[start:end]):
             text.take(start + number.start(), start + number.end())
     return [m for m in mentions if (m.start, m.end) not in dropped]
@@ -350,11 +355,15 @@ def _value_filters(text: _Text, columns: list[dict[str, Any]], mentions: list[_M
             for span, adjacent in hits[:1]:
                 spans.setdefault(span, []).append((str(col["name"]), value, adjacent))
     found: list[tuple[int, Filter]] = []
-    for (start, end), owners in sorted(spans.items()):
+    read: list[tuple[int, int]] = []
+    for (start, end), owners in sorted(spans.items(), key=lambda item: (item[0][0], -item[0][1])):
+        if any(start < e and s < end for s, e in read):
+            continue  # "Student = Yes" read beside its column: the bare "yes" inside it is no other column's
         owner = _owner(owners, start, mentions)
         if owner is not None:
             found.append((start, Filter(owner[0], "=", owner[1])))
             text.take(start, end)
+            read.append((start, end))
     return [f for _pos, f in found]
 
 
@@ -391,7 +400,7 @@ _AFTER_NUMBER = (
 )
 _KO_UNIT = r"(?:[a-z%]{1,3}|개|명|건|회|번|점|세|살|년|원|달러|시간|분|초|일|권|편)?"
 _KO_COMPARE = re.compile(
-    rf"\)?\s*(?:이|가|은|는|이가|의\s*값이)?\s*(?P<n>{_NUM})\s*{_KO_UNIT}\s*"
+    rf"\)?\s*(?:이|가|은|는|이가|의\s*값이|\s*값\s*(?:이|가|은|는)?)?\s*(?P<n>{_NUM})\s*{_KO_UNIT}\s*"
     r"(?:을|를)?\s*(?P<w>이상|이하|초과|미만|보다\s*(?:많|크|큰|높|길)\S*|보다\s*(?:적|작|낮|짧)\S*|넘\S*|"
     r"인(?=\s|$)|이면서|이고|이며|이면|으로|로(?=\s))"
 )
@@ -437,6 +446,28 @@ def _year_filters(text: _Text, by_name: Mapping[str, Any]) -> list[Filter]:
             number = match.group("n") or match.groupdict().get("m")
             word = match.groupdict().get("w")
             found.append(Filter(years[0], op or _KO_YEAR_OPS[str(word)], float(str(number))))
+            text.take(*match.span())
+    return found
+
+
+_COMPARATIVE = re.compile(
+    rf"\b(?P<w>older|younger|taller|shorter|heavier|lighter|faster|slower|richer|poorer)\s+than\s+(?P<n>{_NUM})"
+)
+_SUPERLATIVE_OF = {"older": "oldest", "younger": "youngest", "taller": "tallest", "shorter": "tallest",
+                   "heavier": "heaviest", "lighter": "lightest", "faster": "fastest", "slower": "slowest",
+                   "richer": "richest", "poorer": "poorest"}  # fmt: skip
+_BELOW = frozenset(["younger", "shorter", "lighter", "slower", "poorer"])
+
+
+def _comparative_filters(text: _Text, by_name: Mapping[str, Any]) -> list[Filter]:
+    """ "older than 65": a comparison whose adjective names the measure (`age`), when one column fits it."""
+    found = []
+    for match in text.find(_COMPARATIVE):
+        names = lx.MEASURE_ADJECTIVES[_SUPERLATIVE_OF[match.group("w")]]
+        fits = [n for n, c in by_name.items() if is_numeric(c) and n.lower() in names]
+        if len(fits) == 1:
+            op = "<" if match.group("w") in _BELOW else ">"
+            found.append(Filter(fits[0], op, _number(match.group("n"))))
             text.take(*match.span())
     return found
 
@@ -549,6 +580,8 @@ def _operation_words(text: _Text) -> _Ops:
                 text.take(match.start(), match.end())
                 if name == "quantile":
                     _restated(text, match.end(), _quantile(groups))
+    if re.search(r"\bhow\s+many\s+different\b", text.original.lower()):  # "how many different types": distinct
+        ops.found = [(pos, "distinct" if name == "count" else name, g) for pos, name, g in ops.found]
     ops.found.sort()
     return ops
 
@@ -673,10 +706,47 @@ class _Parts:
 def parse_question(question: str, profile: Mapping[str, Any], view: str | None = None) -> StatRequest | Refusal | None:
     """The catalog request ``question`` makes over the profile's table (the first, or ``view``).
 
+    A question that reads as no request is read once more with each word that spells out an abbreviated column
+    name ("magnitude" for `mag`, "concentration" for `conc`) as that column; only a request from that second
+    reading counts.
+
     Returns:
         The request; a :class:`Refusal` naming what the catalog or the data lack; or None when the question asks
         for no statistic at all (it is left to retrieval).
     """
+    found = _parse(question, profile, view)
+    if isinstance(found, StatRequest) or (isinstance(found, Refusal) and found.kind == UNSUPPORTED):
+        return found
+    spelled = _abbreviations_named(question, profile, view)
+    if spelled != question:
+        again = _parse(spelled, profile, view)
+        if isinstance(again, StatRequest):
+            return again
+    return found
+
+
+_ABBREVIATION = re.compile(r"^[A-Za-z]{3,6}$")
+
+
+def _abbreviations_named(question: str, profile: Mapping[str, Any], view: str | None) -> str:
+    """``question`` with each word that extends exactly one short column name by three letters or more written as
+    that column (`` `temp` `` for "temperature")."""
+    tables = [t for t in profile.get("tables", []) if view is None or t.get("view") == view]
+    if not tables:
+        return question
+    names = [str(c["name"]) for c in _columns(tables[0])]
+    short = [n for n in names if _ABBREVIATION.match(n)]
+    lowered = {n.lower() for n in names}
+
+    def spelled(match: re.Match[str]) -> str:
+        word = match.group(0).lower()
+        fits = [n for n in short if word.startswith(n.lower()) and len(word) - len(n) >= 3]
+        return f"`{fits[0]}`" if len(fits) == 1 and word not in lowered else match.group(0)
+
+    return re.sub(r"(?<![`\w])[A-Za-z]{6,}(?![`\w])", spelled, question)
+
+
+def _parse(question: str, profile: Mapping[str, Any], view: str | None) -> StatRequest | Refusal | None:
     tables = [t for t in profile.get("tables", []) if view is None or t.get("view") == view]
     if not tables:
         return None
@@ -685,7 +755,7 @@ def parse_question(question: str, profile: Mapping[str, Any], view: str | None =
     language = "ko" if re.search(r"[\uac00-\ud7a3]", question) else "en"
     text = _Text(question, _normal(question))
     mentions, ambiguous = _column_mentions(text, columns)
-    mentions = _described(text, mentions)
+    mentions = _described(text, mentions, {str(c["name"]) for c in columns if is_numeric(c)})
     mentions = sorted(mentions + _plural_mentions(text, columns), key=lambda m: (m.start, m.name))
     mentions = sorted(mentions + _adjective_mentions(text, columns, mentions), key=lambda m: (m.start, m.name))
     weak = _weak_mentions(text, columns)
@@ -707,7 +777,7 @@ def parse_question(question: str, profile: Mapping[str, Any], view: str | None =
     filters = list(
         dict.fromkeys(_numeric_filters(text, mentions, numeric, by_name) + _value_filters(text, columns, mentions))
     )
-    filters += _year_filters(text, by_name)
+    filters += _year_filters(text, by_name) + _comparative_filters(text, by_name)
     filters += _verb_filters(text, weak, by_name, filters)
     for pattern in (lx.ZTHRESHOLD_RE, lx.IQR_FACTOR_RE, lx.ALPHA_RE, lx.STRONG_RE, lx.IGNORE_MISSING_RE, lx.DDOF_RE):
         for match in text.find(pattern):
@@ -915,11 +985,17 @@ def _build(
         return _request(steps, parts, decimals, "verdict", language, table)
     if which and group_cols:
         _column_words(q, ops, parts.numeric)
+        group_cols = _head_group(group_cols, mentions, q)
         return _group_extreme(q, text, ops, parts, group_cols, decimals, language, table)
     if which:
         unnamed = _unnamed_group(text)
         if unnamed is not None:  # "which class type has the highest ...": never the measure's own statistic
             return unnamed
+        asked = re.search(r"\b(?:which|who)\b(?:\s+(?P<n>[^\W\d][\w'-]*(?:\s+[^\W\d][\w'-]*)?))?|어느|어떤|누구", q)
+        if asked:  # "which party's voters give ... the highest": a group no column makes; never a value instead
+            noun = " ".join(w for w in (asked.group("n") or "").split() if w not in _GENERIC) or "group"
+            return Refusal(MISSING_COLUMN, f"the question asks which {noun}, but no column of the data makes those "
+                                           "groups", (noun,))  # fmt: skip
     steps += _simple_steps(q, ops, parts, text, by_name)
     if not steps and not parts.measures and any(operation(n).kind == "one" for n in ops.names() if n in OPERATIONS):
         return _unknown_operand(text, ops)  # "the average player salary for each team": the data lack it
@@ -951,6 +1027,16 @@ _WHICH_NOUN = re.compile(
     r"\b(?:which|what)\s+(?P<n>(?:[^\W\d][\w-]*\s+){0,2}?[^\W\d][\w-]*)\s+(?:has|have|had|is|are|was|were|"
     r"shows?|gets?|got|scores?|records?)\b|(?:어느|어떤)\s*(?P<k>\S+)"
 )
+
+
+def _head_group(group_cols: list[str], mentions: list[_Mention], q: str) -> list[str]:
+    """ "which item type has ...": of two group columns named side by side, the last is the head noun (`type`),
+    the first modifies it."""
+    spans = sorted((m for m in mentions if m.name in group_cols), key=lambda m: m.start)
+    for first, second in zip(spans, spans[1:], strict=False):
+        if not q[first.end : second.start].strip() and first.name != second.name:
+            return [second.name, *(c for c in group_cols if c not in (first.name, second.name))]
+    return group_cols
 
 
 def _unnamed_group(text: _Text) -> Refusal | None:

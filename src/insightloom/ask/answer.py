@@ -57,6 +57,7 @@ from .stat_answer import (
     match_request,
     not_computed_sentence,
     parameter_numbers,
+    refusal_reason,
     refusal_sentence,
     request_problems,
 )
@@ -522,7 +523,8 @@ def ask(
         result = _Answer(abstention_sentence(text, language, profile), True, "period_not_covered", [], [], False)
     elif analyze and isinstance(asked, Refusal) and (refused or not new_ids):
         # nothing computed: say what the catalog lacks rather than let a nearby fragment answer
-        result = _Answer(refusal_sentence(asked.reason, language), True, "unsupported", [], [], False)
+        result = _Answer(refusal_sentence(refusal_reason(asked, language), language), True, "unsupported", [], [],
+                         False)  # fmt: skip
     elif matched is not None and matched.complete:
         calcs = {str(c["id"]): c for c in facts.calcs}
         prompt = _stat_prompt(text, matched, knowledge, history, language, profile)

@@ -22,6 +22,7 @@ from typing import Any
 from ..calc_refs import CALC_REF_RE
 from ..report.numbers import find_numbers
 from ..statistics import operations as ops
+from ..statistics.parse import AMBIGUOUS, MISSING_COLUMN, UNREAD, UNSUPPORTED, Refusal
 from ..statistics.request import Filter, StatRequest, Step
 from ..statistics.rounding import format_rounded
 from ..statistics.wording import answer_sentences, describe_request, describe_step, verdict_yes
@@ -275,6 +276,22 @@ def not_computed_sentence(matched: Matched, language: str, *, analyze: bool) -> 
         return f"이 질문에는 답할 수 없습니다: 작업에 검증된 값이 없습니다 — {what}{tail}."
     tail = "" if analyze else " (ask with --analyze to compute it)"
     return refusal_sentence(f"no verified value of the {what}{tail}", language)
+
+
+def refusal_reason(refused: Refusal, language: str) -> str:
+    """Why the catalog cannot answer, in the question's language (a Korean sentence names the same terms)."""
+    if language != "ko" or not refused.named:
+        return refused.reason
+    names = ", ".join(f"'{n}'" for n in refused.named)
+    if refused.kind == MISSING_COLUMN:
+        return f"데이터에 {names}에 해당하는 열이 없습니다"
+    if refused.kind == UNSUPPORTED:
+        return f"통계 카탈로그에 {names} 연산이 없습니다"
+    if refused.kind == UNREAD:
+        return f"질문의 '{refused.named[-1]}' 부분을 계산 요청으로 나타낼 수 없습니다"
+    if refused.kind == AMBIGUOUS:
+        return f"이름이 여러 열에 해당합니다 ({names}): 열 이름을 정확히 적어 주세요"
+    return f"질문이 {names}을(를) 언급하지만 이를 쓰는 카탈로그 연산이 없습니다"
 
 
 def refusal_sentence(reason: str, language: str) -> str:

@@ -249,7 +249,9 @@ def _whole_term(question: str, start: int, end: int) -> str:
     head = re.search(r"(?<![\w'-])(?P<w>[A-Za-z][A-Za-z-]*)\s+$", question[:start])  # English word order only
     if head and head.group("w").lower() not in _NOT_MODIFIERS:  # "hierarchical clustering", "multinomial logit"
         start = head.start("w")
-    return question[start : tail.end() if tail else end].strip()
+    term = question[start : tail.end() if tail else end].strip()
+    stem = re.sub(rf"(?<=[\uac00-\ud7a3])(?:{lx.KO_PARTICLES})$", "", term)  # "기하평균은" names "기하평균"
+    return stem if len(stem) >= 2 else term
 
 
 #: Words before a method's name that are no part of it ("run a k-means", "fit the logit").
@@ -398,7 +400,7 @@ _AFTER_NUMBER = (
     (r"or\s+(?:higher|more|greater|above|over|larger|bigger|later)|and\s+(?:above|up|over|higher)|\+", ">="),
     (r"or\s+(?:lower|less|fewer|below|under|smaller|earlier)|and\s+(?:below|under|lower)", "<="),
 )
-_KO_UNIT = r"(?:[a-z%]{1,3}|개|명|건|회|번|점|세|살|년|원|달러|시간|분|초|일|권|편)?"
+_KO_UNIT = r"(?:[a-z%°℃]{1,3}|개|명|건|회|번|점|세|살|년|원|달러|시간|분|초|일|권|편|도|배)?"
 _KO_COMPARE = re.compile(
     rf"\)?\s*(?:이|가|은|는|이가|의\s*값이|\s*값\s*(?:이|가|은|는)?)?\s*(?P<n>{_NUM})\s*{_KO_UNIT}\s*"
     r"(?:을|를)?\s*(?P<w>이상|이하|초과|미만|보다\s*(?:많|크|큰|높|길)\S*|보다\s*(?:적|작|낮|짧)\S*|넘\S*|"
@@ -783,21 +785,24 @@ def _parse(question: str, profile: Mapping[str, Any], view: str | None) -> StatR
         for match in text.find(pattern):
             text.take(*match.span())
     ops = _operation_words(text)
-    missing = _glossed(text, columns) or _missing_column(text, columns)
-    if missing is not None:
-        return missing
     groups = {m.name for m in mentions if not is_numeric(by_name[m.name]) or by_name[m.name].get("role") == "category"}
     asks_which = _asks_which(_normal(question), mentions, groups)
     extreme = asks_which and (lx.HIGH_RE.search(text.text) or lx.LOW_RE.search(text.text))
     grouping = groups - {f.column for f in filters}  # "(status = A)" filters, it groups nothing
     if not asks_which or not (grouping or re.search(r"\b(?:which|who)\b|어느|어떤|누구", text.original.lower())):
         _superlatives(text, ops, [m for m in mentions if m.name in numeric])  # "what's the highest conc"
+    missing = _glossed(text, columns) or _missing_column(text, columns)
+    if missing is not None:
+        return missing
     if not ops.found and not extreme:
         plain = _plain_measure(_normal(question), mentions, filters, by_name)
         if plain is not None:
             parts = _roles(mentions, filters, by_name)
             return _finish(question, text, [plain], parts, decimals, "value", language, table)
         return _no_operation(text, mentions)
+    if not mentions and filters and ops.names() == ["count"] and _counts_rows(text, table, anywhere=True):
+        return _finish(question, text, [Step("count", ())], _roles([], filters, by_name), decimals, "value",
+                       language, table)  # fmt: skip
     if not mentions:  # "how many were Category 5": a number no column reads names what the data lack
         if ops.names() == ["count"] and not filters and _counts_rows(text, table):
             return _finish(question, text, [Step("count", ())], _roles([], [], by_name), decimals, "value",
@@ -819,9 +824,10 @@ _THERE = re.compile(
 )
 
 
-def _counts_rows(text: _Text, table: Mapping[str, Any]) -> bool:
+def _counts_rows(text: _Text, table: Mapping[str, Any], *, anywhere: bool = False) -> bool:
     """Whether a count that names no column counts the table's rows: "how many rows are there", "몇 행", or "how many
-    trainees are there" where the table names its rows so (a column "Trainee ID", the file "trainees.csv")."""
+    trainees are there" where the table names its rows so (a column "Trainee ID", the file "trainees.csv").
+    ``anywhere``: the count has a condition ("how many records are older than 65"), so nothing need follow."""
     q = _normal(text.original)  # the count words are read (blanked) by now
     match = _COUNTED.search(q)
     if match is None:
@@ -829,7 +835,7 @@ def _counts_rows(text: _Text, table: Mapping[str, Any]) -> bool:
     noun = match.group("n")
     if noun is None:
         return True
-    if not _THERE.match(q[match.end() :]):
+    if not anywhere and not _THERE.match(q[match.end() :]):
         return False  # "how many trainees passed": a condition the catalog cannot read
     singular = {noun, noun[:-1], noun[:-2], noun[:-3] + "y"} if noun.endswith("s") else {noun}
     if singular & _ROW_NOUNS:
@@ -962,6 +968,8 @@ def _build(
     steps: list[Step] = []
     group_cols = [c for c in parts.categories] + [m for m in parts.measures if by_name[m].get("role") == "category"]
     which = _asks_which(q, mentions, set(group_cols)) and bool(lx.HIGH_RE.search(q) or lx.LOW_RE.search(q))
+    if which and not group_cols and ops.has("max", "min"):
+        which = False  # "what are the highest and lowest prestige scores": the extremes themselves
     if ops.has("outliers") or ops.has("zscore_outliers"):
         op = "zscore_outliers" if ops.has("zscore_outliers") else "iqr_outliers"
         ops.drop("outliers", "zscore_outliers", "iqr", "count", "std")
@@ -1119,7 +1127,8 @@ def _simple_steps(q: str, ops: _Ops, parts: _Parts, text: _Text, by_name: Mappin
 
 def _between(column: str, text: _Text, start: int, end: int) -> bool:
     original = _normal(text.original)
-    return any(start <= m.start() < end for m in re.finditer(_name_pattern(column), original))
+    plural = _name_pattern(column).replace("(?:", "(?:e?s)?(?:", 1)  # "how many distinct ratings" names `rating`
+    return any(start <= m.start() < end for m in re.finditer(plural, original))
 
 
 def _count_step(name: str, parts: _Parts, shared: tuple[Filter, ...] | None = None) -> Step:

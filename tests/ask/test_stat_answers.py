@@ -190,3 +190,19 @@ def test_a_korean_question_no_figure_answers_abstains_in_korean_naming_the_stati
     assert result.abstained and result.reason == "not_computed" and result.model_calls == 0
     assert result.answer.startswith("이 질문에는 답할 수 없습니다") and "`Qty`" in result.answer
     assert "no verified value" not in result.answer and "--analyze" in result.answer
+
+
+def test_a_column_description_never_answers_a_question_that_asks_for_a_figure(moon_job: tuple[Path, Settings]) -> None:
+    job, settings = moon_job
+
+    def cite_a_column(conv: Conversation) -> str:  # an LLM-like answerer that restates a column's description
+        found = re.search(r'<fragment id="(F\d+)" source="(?:columns|profile)"', conv.user_text)
+        assert found, "no column fragment was retrieved"
+        return f"The Category column holds the product category [{found.group(1)}]."
+
+    figure = ask([job], "How many product categories does the Category column hold?", settings=settings,
+                 model=ScriptedAnswerer(cite_a_column))  # fmt: skip
+    assert figure.abstained and figure.reason == "no_figure" and not figure.citations, figure.answer
+    meaning = ask([job], "What does the Category column hold?", settings=settings,
+                  model=ScriptedAnswerer(cite_a_column))  # fmt: skip
+    assert not meaning.abstained and {c["source"] for c in meaning.citations} <= {"columns", "profile"}, meaning.answer

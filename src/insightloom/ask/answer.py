@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import re
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -256,6 +257,21 @@ def _accepted(
         elif pid in extra:
             citations.append(_citation(pid, *extra[pid]))
     return _Answer(shown, False, "", citations, [], retried)
+
+
+#: A question that asks for a figure or a name: a column's description never answers it.
+FIGURE_ASKED_RE = re.compile(
+    r"\b(?:how\s+many|how\s+much|number\s+of|average|mean|total|median|highest|lowest|largest|smallest|biggest|"
+    r"most|least|oldest|youngest|hottest|coldest|tallest|shortest|heaviest|lightest|fastest|slowest|cheapest)\b|"
+    r"몇|얼마|가장|평균|합계|최대|최소",
+    re.IGNORECASE,
+)
+_DESCRIPTIONS = frozenset(["columns", "profile"])
+
+
+def _describes_only(citations: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether an answer cites only what the data's columns are, no figure."""
+    return bool(citations) and all(c.get("source") in _DESCRIPTIONS for c in citations)
 
 
 def _is_abstention(text: str, prompt: AskPrompt) -> bool:
@@ -555,6 +571,9 @@ def ask(
             result = _answer(_agent(settings, model, prompt, meter, tools), prompt, knowledge, state=state)
             if state.request is not None:
                 asked = state.request  # the request the model filled is the question's record
+            elif not result.abstained and _describes_only(result.citations) and FIGURE_ASKED_RE.search(text):
+                # "which star is the hottest?" answered with the star column's description answers nothing
+                result = _Answer(abstention_sentence(text, language, profile), True, "no_figure", [], [], False)
         if result.abstained and matched is not None:  # name the values the jobs lack, not the question's words
             result.text = not_computed_sentence(matched, language, analyze=False)
     seconds = round(time.perf_counter() - started, 4)

@@ -115,3 +115,74 @@ def test_an_abstention_names_adjacent_unknown_words_as_one_phrase() -> None:
     phrases = unknown_phrases("Train a naive Bayes classifier and report its accuracy", {"age"})
     assert "naive bayes classifier" in phrases and "accuracy" in phrases
     assert unknown_phrases("Fit a Gutenberg-Richter law", set()) == ["gutenberg-richter law"]
+
+
+CLINIC: dict[str, Any] = {"tables": [{"view": "clinic", "rows": 300, "columns": [
+    {"name": "Prewt", "dtype": "float64", "role": "measure", "distinct": 250},
+    {"name": "Postwt", "dtype": "float64", "role": "measure", "distinct": 250},
+    {"name": "latitude", "dtype": "float64", "role": "measure", "distinct": 40},
+    {"name": "income", "dtype": "int64", "role": "measure", "distinct": 280},
+    {"name": "supp", **_CAT, "distinct": 2,
+     "top_values": [{"value": "OJ", "count": 150}, {"value": "VC", "count": 150}]},
+    {"name": "vote", **_CAT, "distinct": 3,
+     "top_values": [{"value": "Y", "count": 100}, {"value": "N", "count": 100}, {"value": "U", "count": 100}]},
+    {"name": "smoke", **_CAT, "distinct": 2,
+     "top_values": [{"value": "Yes", "count": 80}, {"value": "No", "count": 220}]},
+    {"name": "marital", **_CAT, "distinct": 4},
+    {"name": "location", **_CAT, "distinct": 6},
+]}]}  # fmt: skip
+
+
+def _clinic(question: str) -> StatRequest:
+    found = parse_question(question, CLINIC)
+    assert isinstance(found, StatRequest), found
+    return found
+
+
+def test_values_written_short_or_after_a_gloss_are_filters() -> None:
+    assert _clinic("mean Prewt for OJ? 2 dp").filters == (Filter("supp", "=", "OJ"),)
+    assert _clinic("투표 의향(vote)이 Y인 응답자는 몇 명인가요?").filters == (Filter("vote", "=", "Y"),)
+    assert _clinic("For rows with latitudes above 20 degrees, what is the median Prewt?").filters == (
+        Filter("latitude", ">", 20.0),
+    )
+
+
+def test_korean_regression_roles_follow_the_object_particle() -> None:
+    for question in (
+        "Postwt를 Prewt로 회귀하면 기울기는?",
+        "치료 후 체중(Postwt)을 치료 전 체중(Prewt)으로 설명하는 회귀의 기울기는?",
+    ):
+        assert _clinic(question).steps[0].columns == ("Prewt", "Postwt"), question  # (x, y)
+
+
+def test_every_part_of_a_question_with_a_verdict_is_asked() -> None:
+    found = _clinic("Give the sample variance of Prewt to 3 decimals and tell me whether it is normal (Shapiro-Wilk).")
+    assert [s.op for s in found.steps] == ["var", "normality"] and found.form == "verdict"
+    parts = _clinic("Regress Postwt on Prewt. Report the slope to 4 decimals and the intercept to 3.")
+    assert dict(parts.part_decimals) == {"slope": 4, "intercept": 3}
+
+
+def test_a_single_rows_extreme_and_a_one_level_filter_beside_a_grouping() -> None:
+    leaf = _clinic("Prewt가 가장 낮은 환자 하나는 어느 지역(location)에 있나요?").steps[0]
+    assert leaf.op == "group_min" and leaf.param("agg") == "min"
+    among = _clinic("Among smokers only, does Prewt differ by marital? One-way ANOVA at alpha = 0.01.")
+    assert among.steps[0].group == "marital" and among.filters == (Filter("smoke", "=", "Yes"),)
+
+
+def test_korean_levels_rounding_units_and_thresholds() -> None:
+    korean = _clinic(
+        "supp OJ와 VC의 Prewt를 Welch t-검정으로 비교한 p-값(소수점 셋째 자리)과 5% 수준에서 유의한지 알려 주세요."
+    )
+    assert korean.steps[0].param("alpha") == 0.05 and korean.form == "verdict"
+    assert _clinic("Mean income, rounded to the nearest peso?").decimals == 0
+    z = _clinic("Flagging values whose z-score exceeds 2.5 in absolute value, how many Prewt outliers are there?")
+    assert z.steps[0].param("threshold") == 2.5
+
+
+def test_an_operation_glossed_in_english_is_no_missing_column_and_more_methods_are_named() -> None:
+    assert _clinic("income의 모표준편차(population standard deviation)는? 소수점 셋째 자리").steps[0].param("ddof") == 0
+    lda = ("Use linear discriminant analysis to classify each location.", "linear discriminant analysis")
+    iv = ("Estimate it with instrumental variables (two-stage least squares).", "instrumental variables")
+    for question, term in (lda, iv):
+        found = parse_question(question, CLINIC)
+        assert isinstance(found, Refusal) and found.kind == UNSUPPORTED and term in found.named, found

@@ -114,6 +114,8 @@ UNSUPPORTED_WORDS: tuple[str, ...] = (
     r"area\s+under\s+(?:the\s+)?[\w-]*\s*curve", r"\bauc\b", r"trapezoid\w*", r"propensity\s+score\w*",
     r"naive\s+bayes", r"classifier", r"half[\s-]+life", r"mixed[\s-]+effects?", r"random\s+(?:intercepts?|effects?)",
     r"bonferroni", r"cronbach", r"weibull", r"bootstrap\w*", r"\blasso\b", r"\bridge\s+regression",
+    r"discriminant", r"classif(?:y|ier|ication)", r"instrumental\s+variables?", r"two[\s-]+stage\s+least\s+squares",
+    r"\b2sls\b", r"multi[\s-]?level", r"intra[\s-]?class", r"random[\s-]+intercepts?", r"hierarchical\s+model",
     r"random\s+forest", r"decision\s+tree", r"neural\s+network", r"\barima\b", r"\bloess\b", r"\blowess\b",
     "기하\\s*평균", "조화\\s*평균", "가중\\s*평균", "이동\\s*평균", "최빈값", "변동\\s*계수", "로지스틱",
     "다중\\s*회귀", "자기\\s*상관", "예측", "지니", "엔트로피", "상호\\s*작용", "공분산", "신뢰\\s*구간",
@@ -130,6 +132,8 @@ DECIMALS_PATTERNS: tuple[tuple[re.Pattern[str], int | None], ...] = (
     (re.compile(r"(?:rounded\s+|round(?:ing)?\s+)?to\s+(?P<n>\d+|zero|one|two|three|four|five|six)\s+places"), None),
     (re.compile(r"nearest\s+(?:whole\s+number|integer)|whole\s+number|an\s+integer|no\s+decimals?"), 0),
     (re.compile(r"(?:to\s+the\s+)?nearest\s+whole(?:\s+[^\W\d_]+)?"), 0),  # "to the nearest whole kelvin"
+    # "rounded to the nearest peso": a whole unit (tenths, hundredths and cents are read above or below)
+    (re.compile(r"(?:to\s+the\s+)?nearest\s+(?!tenth|hundredth|thousandth|cent\b|decimal)[^\W\d_]+"), 0),
     (re.compile(r"nearest\s+tenth"), 1),
     (re.compile(r"nearest\s+hundredth"), 2),
     (re.compile(r"nearest\s+thousandth"), 3),
@@ -155,7 +159,7 @@ def decimals_word(match: re.Match[str]) -> int:
 
 ALPHA_RE = re.compile(
     r"(?:α|alpha|significance(?:\s+level)?|유의\s*수준)\s*(?:of|=|:|is|at|으로|을|를)?\s*(?P<a>0?\.\d+|\d+(?:\.\d+)?\s*%)"
-    r"|(?P<b>0?\.\d+|\d+(?:\.\d+)?\s*%)\s*(?:significance|level\s+of\s+significance|유의\s*수준)"
+    r"|(?P<b>0?\.\d+|\d+(?:\.\d+)?\s*%)\s*(?:significance|level\s+of\s+significance|유의\s*수준|수준)"
     r"|(?:significant\w*|differ\w*|association)\s+at\s+(?:the\s+)?(?:α\s*=\s*)?(?P<c>0?\.\d+|\d+(?:\.\d+)?\s*%)"
     r"(?:\s+(?:significance\s+)?level)?"
     r"|\bat\s+the\s+(?P<d>0?\.\d+|\d+(?:\.\d+)?\s*%)\s+(?:significance\s+)?level"
@@ -167,6 +171,7 @@ ZTHRESHOLD_RE = re.compile(
     r"|(?:threshold|cut[\s-]*off)\s*(?:of|=|:)?\s*(?P<v>\d+(?:\.\d+)?)"
     r"|(?P<w>\d+(?:\.\d+)?)\s*(?:standard\s+deviations|sd|표준\s*편차)"
     r"|(?P<x>\d+(?:\.\d+)?)\s*(?:을|를)?\s*(?:초과|넘는|이상)"
+    r"|(?:exceeds?|exceeding|above|over|beyond)\s+(?P<y>\d+(?:\.\d+)?)\s+in\s+absolute\s+value"
 )
 IQR_FACTOR_RE = re.compile(
     r"(?P<k>\d+(?:\.\d+)?)\s*(?:x|×|\*|times)?\s*(?:the\s+)?(?:iqr|interquartile)"
@@ -207,7 +212,7 @@ VERDICT_RE = re.compile(
     r",?\s+and\s+(?:is|are|does|do)\s+(?:it|they|the|this|that|there)\b|\bwhether\b|"
     r"(?:^|[.?!;]\s+)(?:significant|strong|normal|independent|different|positive|negative)\b(?:[^.?!]|\.\d)*\?|"
     r"(?<!몇 개)(?<!몇개)(?<!얼마)(?:[인한는은]가\s*\??\s*$|[인한는은]가요|입니까|습니까|있는가|있나요|나요\s*\??\s*$|"
-    r"여부|[인한는]지(?=\s|\(|$)|않은가|않는가|일까|할까)"
+    r"여부|[인한는]지(?:도|를|가)?(?=\s|\(|$)|않은가|않는가|일까|할까)"
 )
 #: A Korean question asking for an amount, not a yes/no ("몇 개인가?", "얼마인가?").
 KO_AMOUNT_RE = re.compile(r"몇|얼마|무엇|어느|어떤|누구")

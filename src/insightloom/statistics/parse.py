@@ -130,6 +130,10 @@ _PLURAL_AFTER = re.compile(
     r"(?:distinct|unique|different|highest|lowest|largest|smallest|oldest|youngest|tallest|shortest|heaviest|"
     r"lightest|longest|maximum|minimum)\s+(?:and\s+(?:the\s+)?\w+\s+)?$"
 )
+#: "latitudes above 20 degrees": a numeric column's plural compared to a number.
+_PLURAL_COMPARED = re.compile(
+    r"\s+(?:above|below|over|under|greater\s+than|less\s+than|more\s+than|at\s+least|at\s+most)\s+\d"
+)
 #: "differ across the Schools": a category's groups; "across the years" of a numeric Year means every row.
 _PLURAL_GROUPS = re.compile(r"\b(?:across|among|between)\s+(?:the\s+)?(?:different\s+|various\s+)?$")
 
@@ -144,7 +148,8 @@ def _plural_mentions(text: _Text, columns: list[dict[str, Any]]) -> list[_Mentio
             continue
         for match in text.find(rf"(?<![\w-]){re.escape(name.lower())}(?:s|es)(?![\w-])"):
             before = text.text[max(0, match.start() - 40) : match.start()]
-            if _PLURAL_AFTER.search(before) or (_PLURAL_GROUPS.search(before) and not is_numeric(col)):
+            compared = is_numeric(col) and _PLURAL_COMPARED.match(text.text, match.end())
+            if _PLURAL_AFTER.search(before) or (_PLURAL_GROUPS.search(before) and not is_numeric(col)) or compared:
                 found.append(_Mention(match.start(), match.end(), name))
                 text.take(*match.span())
     return found
@@ -177,9 +182,20 @@ def _weak_mentions(text: _Text, columns: list[dict[str, Any]]) -> list[_Mention]
     operand, but a request that leaves such a column unread answers another question."""
     found = []
     for col in columns:
-        for pattern in _inflected(str(col["name"])):
+        for pattern in _inflected(str(col["name"])) + _agent_nouns(col):
             found += [_Mention(m.start(), m.end(), str(col["name"])) for m in text.find(pattern)]
     return found
+
+
+def _agent_nouns(col: Mapping[str, Any]) -> tuple[str, ...]:
+    """ "smokers" for a yes/no column `smoke`: the rows where it holds (a yes/no column only, so "players" never
+    reads a column `play` of other values)."""
+    name = str(col["name"]).lower()
+    values = {str(v).lower() for v in _category_values(col)}
+    if not re.fullmatch(r"[a-z]{3,}", name) or not any(values == p for p in _YES_NO):
+        return ()
+    stem = name + ("r" if name.endswith("e") else "er")
+    return (rf"(?<![\w-]){stem}s?(?![\w-])",)
 
 
 _YES_NO = ({"yes", "no"}, {"true", "false"}, {"y", "n"})
@@ -284,9 +300,10 @@ def _described(
         if quoted:  # "the 2004 fate of a gall (Fate04)": a bare name in parentheses reads its words' numbers only
             dropped |= {(o.start, o.end) for o in mentions if o.name != m.name and start <= o.start < end
                         and text.original[o.start : o.start + 1] != "`"}  # fmt: skip
-        else:  # "across item types (type)": a group column among the words of another group column's gloss
-            dropped |= {(o.start, o.end) for o in mentions if o.name != m.name and start <= o.start < end
-                        and m.name not in numeric and o.name not in numeric}  # fmt: skip
+        elif re.match(r"\s*\)", text.original[m.end :]):  # "item types (type)", "career hits (CHits)": a gloss
+            last = re.search(r"(?:\S+\s+){0,2}\(\s*$", text.original[: m.start])
+            near = last.start() if last else start
+            dropped |= {(o.start, o.end) for o in mentions if o.name != m.name and near <= o.start < end}
         for number in re.finditer(r"\d+(?:\.\d+)?", text.text[start:end]):
             text.take(start + number.start(), start + number.end())
     return [m for m in mentions if (m.start, m.end) not in dropped]
@@ -325,6 +342,8 @@ def _glossed(text: _Text, columns: list[dict[str, Any]]) -> Refusal | None:
         taken = [text.text[a:b] for a, b in (match.span("ko"), match.span("en"))]
         if any(not t.strip() for t in taken):  # "왜도(skewness)", "t-검정(Student)": an operation named
             continue
+        if any(re.search(p, gloss.lower()) for patterns in lx.OPERATION_WORDS.values() for p in patterns):
+            continue  # "모표준편차(population standard deviation)": an operation glossed
         if any(re.fullmatch(_name_pattern(str(c["name"])), gloss.lower()) for c in columns):
             continue
         ko = re.sub(f"(?:{lx.KO_PARTICLES})$", "", match.group("ko"))
@@ -348,12 +367,15 @@ def _value_filters(text: _Text, columns: list[dict[str, Any]], mentions: list[_M
         for value in sorted(_category_values(col), key=len, reverse=True):
             v = re.escape(value.lower())
             beside = re.compile(  # "Gender F", "Gender = F", "Gender가 F인"
-                rf"(?:{lx.KO_PARTICLES})?\s*(?:=|==|is|of|equals?|equal\s+to|:)?\s*{v}(?:(?![\w])|(?=(?:인|이고|이며|이면|일)(?![\w])))"
+                rf"\)?(?:{lx.KO_PARTICLES})?\s*(?:=|==|is|of|equals?|equal\s+to|:)?\s*{v}(?:(?![\w])|(?=(?:인|이고|이며|이면|일)(?![\w])))"
             )
             hits = [(h.span(), True) for h in (beside.match(text.text, m.end) for m in near) if h]
             hits += [(h.span(), False) for h in text.find(rf"(?:'{v}'|\"{v}\"|\(\s*{v}\s*\))")]  # "males (M)"
             if not hits and len(value) >= 3 and not value.isdigit():
                 hits += [(h.span(), False) for h in text.find(rf"(?<![\w]){v}(?:{lx.KO_PARTICLES})?(?![\w])")]
+            elif not hits and len(value) == 2 and value.isupper() and value.isalpha():  # "mean len for OJ"
+                exact = re.compile(rf"(?<![\w]){re.escape(value)}(?:{lx.KO_PARTICLES})?(?![\w])")
+                hits += [(h.span(), False) for h in exact.finditer(text.original) if text.text[h.start()] != " "]
             for span, adjacent in hits[:1]:
                 spans.setdefault(span, []).append((str(col["name"]), value, adjacent))
     found: list[tuple[int, Filter]] = []
@@ -402,7 +424,7 @@ _AFTER_NUMBER = (
 )
 _KO_UNIT = r"(?:[a-z%°℃]{1,3}|개|명|건|회|번|점|세|살|년|원|달러|시간|분|초|일|권|편|도|배)?"
 _KO_COMPARE = re.compile(
-    rf"\)?\s*(?:이|가|은|는|이가|의\s*값이|\s*값\s*(?:이|가|은|는)?)?\s*(?P<n>{_NUM})\s*{_KO_UNIT}\s*"
+    rf"\)?\s*(?:이|가|은|는|을|를|이가|의\s*값이|\s*값\s*(?:이|가|은|는)?)?\s*(?P<n>{_NUM})\s*{_KO_UNIT}\s*"
     r"(?:을|를)?\s*(?P<w>이상|이하|초과|미만|보다\s*(?:많|크|큰|높|길)\S*|보다\s*(?:적|작|낮|짧)\S*|넘\S*|"
     r"인(?=\s|$)|이면서|이고|이며|이면|으로|로(?=\s))"
 )
@@ -650,6 +672,11 @@ def _first_number(pattern: re.Pattern[str], question: str) -> float | None:
     return float(next(g for g in match.groups() if g)) if match else None
 
 
+_IMPLIED_DECIMALS = re.compile(
+    r"\bto\s+(?P<n>[0-6])(?!\d|\.\d|%)(?!\s*(?:decimal|places|d\.p|dp|percent))(?=\s*(?:[.,;)]|$|and\b))"
+)
+
+
 def _decimals(question: str) -> tuple[int | None, dict[str, int], list[tuple[int, int]]]:
     """The rounding asked: the first phrase's decimals, and per part when several phrases each follow a part
     ("the slope (3 decimals), the intercept (2 decimals)")."""
@@ -661,6 +688,12 @@ def _decimals(question: str) -> tuple[int | None, dict[str, int], list[tuple[int
         for match in pattern.finditer(question):
             if not any(match.start() < end and start < match.end() for start, end, _d in found):
                 found.append((match.start(), match.end(), fixed if fixed is not None else lx.decimals_word(match)))
+    if found:  # "the slope to 4 decimals and the intercept to 3": a later part's rounding, the word left out
+        for match in _IMPLIED_DECIMALS.finditer(question):
+            before = question[max(0, match.start() - 30) : match.start()]
+            named = any(re.search(rf"(?:{pattern})\s*$", before) for _part, pattern in lx.PART_WORDS)
+            if named and not any(match.start() < end and start < match.end() for start, end, _d in found):
+                found.append((match.start(), match.end(), int(match.group("n"))))
     found.sort()
     if not found:
         return None, {}, []
@@ -990,7 +1023,9 @@ def _build(
         steps += [Step("normality", (m,), show=tuple(show)).with_params(alpha=alpha) for m in parts.measures[:1]]
         if not steps:
             return None
-        return _request(steps, parts, decimals, "verdict", language, table)
+        ops.drop("normality")  # "the sample variance to 3 decimals, and is it normal?": every part asked
+        others = [s for s in _simple_steps(q, ops, parts, text, by_name) if s.op != "normality"]
+        return _request(others + steps, parts, decimals, "verdict", language, table)
     if which and group_cols:
         _column_words(q, ops, parts.numeric)
         group_cols = _head_group(group_cols, mentions, q)
@@ -1234,10 +1269,17 @@ def _group_extreme(q: str, text: _Text, ops: _Ops, parts: _Parts, group_cols: li
             return None
     elif _stored_rate(measure, table):
         return None  # a group's ROAS is its total revenue over its total cost, which the report computes
+    elif _ONE_ROW.search(q):  # "가장 짧은 잎 하나는 어느 지역", "the single shortest leaf": one row's own value
+        agg = "max" if op == "group_max" else "min"
     else:
         agg = _default_agg(op, measure, group_cols[0], table)
     step = Step(op, (measure,) if measure else (), group_cols[0], show=("group", "value")).with_params(agg=agg)
     return _request([step], parts, decimals, "name", language, table)
+
+
+_ONE_ROW = re.compile(
+    r"(?<![가-힣])하나(?:는|가|의)?(?![가-힣])|한\s*(?:개|명|건|그루|마리)(?:는|가|의)?\s|\bsingle\b|\bindividual\b"
+)
 
 
 def _stored_rate(column: str, table: Mapping[str, Any]) -> bool:
@@ -1280,7 +1322,10 @@ def _test(q: str, text: _Text, ops: _Ops, parts: _Parts, decimals: int | None, l
         step = Step("chi2", (cats[0],), cats[1], show=tuple(show)).with_params(alpha=alpha, invert=invert or None)
         return _request([step], parts, decimals, "verdict" if verdict else "value", language, table)
     measure = next(iter(parts.measures), None)
-    group = next(iter([*parts.levels, *parts.categories]), None)
+    # two levels named make the groups ("M vs F"); one level filters ("among smokers only, ... by marital_status")
+    paired = [c for c, levels in parts.levels.items() if len(levels) >= 2]
+    single = [c for c in parts.levels if c not in paired]
+    group = next(iter([*paired, *(c for c in parts.categories if c not in single), *single]), None)
     if group is None and len(parts.measures) == 2:  # a numeric column of few levels groups the other
         few = [m for m in parts.measures if int(table_col(table, m).get("distinct") or 99) <= 20]
         lead = r"(?:across|by|among|per|each|between|over|for)\s+(?:the\s+)?(?:different\s+)?"
@@ -1402,8 +1447,14 @@ def _regression_roles(q: str, measures: list[str]) -> tuple[str, str]:
     role = _named_role(q, first, second)
     if role is not None:
         return role
-    if re.search(r"[\uac00-\ud7a3]", q):
-        return (first, second) if re.match(r"(?:을|를)(?:\s|$)", between) else (second, first)
+    if re.search(r"[\uac00-\ud7a3]", q):  # "Gas를 Temp로 회귀", "체중(Postwt)을 ... (Prewt)으로 설명": the object is Y
+        said = q[min(pa, pb, key=lambda m: m.start()).start() : min(pa.end(), pb.end())]
+        stripped = between.strip(" `'\")(")
+        return (
+            (first, second)
+            if re.search(r"[을를]$", said) or re.match(r"(?:을|를)(?:\s|$)", stripped)
+            else (second, first)
+        )
     if re.search(r"\b(?:on|against|versus|vs\.?|from|using|by)\b", between):
         return first, second
     return second, first

@@ -186,3 +186,9 @@ def test_an_operation_glossed_in_english_is_no_missing_column_and_more_methods_a
     for question, term in (lda, iv):
         found = parse_question(question, CLINIC)
         assert isinstance(found, Refusal) and found.kind == UNSUPPORTED and term in found.named, found
+
+
+def test_a_share_of_a_yes_no_column_named_bare_counts_where_it_holds() -> None:
+    share = _clinic("What percentage of rows smoke? 2 decimals.").steps[0]
+    assert share.op == "share" and share.param("where") == (("smoke", "=", "Yes"),)
+    assert _clinic("smoke 열의 결측값은 몇 개인가요?").steps == (Step("missing", ("smoke",)),)

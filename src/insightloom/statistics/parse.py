@@ -1133,6 +1133,8 @@ def _simple_steps(q: str, ops: _Ops, parts: _Parts, text: _Text, by_name: Mappin
     together = "share" in names and "count" in names and bool(parts.filters)  # "how many ..., and what share"
     if "share" in names and not together:
         ops.drop("count")
+    if ("share" in names or "count" in names) and not parts.filters and not {"distinct", "missing"} & set(names):
+        _yes_of_a_yes_no(parts, by_name)  # "what percentage of respondents smoke": `smoke` = Yes
     condition = tuple(parts.filters) if together else None
     steps: list[Step] = []
     for index, (pos, name, groups) in enumerate(ops.found):
@@ -1158,6 +1160,17 @@ def _simple_steps(q: str, ops: _Ops, parts: _Parts, text: _Text, by_name: Mappin
         for col in cols:
             steps.append(Step(op, (col,)).with_params(**params))
     return list(dict.fromkeys(steps))
+
+
+def _yes_of_a_yes_no(parts: _Parts, by_name: Mapping[str, Any]) -> None:
+    """A share or count of one yes/no column named bare ("what percentage smoke") counts the rows where it holds."""
+    for name in list(parts.categories):
+        values = {v.lower(): v for v in _category_values(by_name[name])}
+        pair = next((p for p in _YES_NO if set(values) == p), None)
+        if pair is not None and len(parts.categories) == 1:
+            yes = next(v for v in pair if v in ("yes", "true", "y"))
+            parts.filters.append(Filter(name, "=", values[yes]))
+            parts.categories.remove(name)
 
 
 def _between(column: str, text: _Text, start: int, end: int) -> bool:

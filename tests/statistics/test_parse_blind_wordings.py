@@ -192,3 +192,18 @@ def test_a_share_of_a_yes_no_column_named_bare_counts_where_it_holds() -> None:
     share = _clinic("What percentage of rows smoke? 2 decimals.").steps[0]
     assert share.op == "share" and share.param("where") == (("smoke", "=", "Yes"),)
     assert _clinic("smoke 열의 결측값은 몇 개인가요?").steps == (Step("missing", ("smoke",)),)
+
+
+def test_sixth_set_wordings_never_crash_and_read_the_symbols_and_the_significance_asked() -> None:
+    quartiles = _clinic("Prewt의 사분위수 범위를 보기 위해 1사분위수(25%)와 3사분위수(75%)를 구해 주세요.")
+    assert [s.op for s in quartiles.steps] == ["quantile", "quantile"]
+    alone = parse_question("What is the interquartile range of Prewt?", CLINIC)
+    assert isinstance(alone, Refusal) and alone.kind == UNSUPPORTED and alone.named == ("interquartile range",)
+    at_least = _clinic("For rows with latitude at least 7, what is the mean Prewt?")
+    assert at_least.form == "value" and at_least.steps == (Step("mean", ("Prewt",)),)
+    formula = _clinic("Fitting Postwt = a + b·Prewt by least squares, what are b (3 dp) and R² (3 dp)?")
+    assert {"slope", "r_squared"} <= set(formula.steps[0].show)
+    korean = _clinic("Prewt와 Postwt의 피어슨 상관계수는 얼마이며(소수 셋째 자리), 유의수준 5%에서 유의한가요?")
+    assert korean.form == "verdict" and "significant" in korean.steps[0].show
+    assert _clinic("What is the average Prewt across all 300 rows? 2 decimals.").steps == (Step("mean", ("Prewt",)),)
+    assert _clinic("How many rows have a latitude of 55 degrees or more?").filters == (Filter("latitude", ">=", 55.0),)

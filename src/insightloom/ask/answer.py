@@ -266,12 +266,18 @@ FIGURE_ASKED_RE = re.compile(
     r"몇|얼마|가장|평균|합계|최대|최소",
     re.IGNORECASE,
 )
-_DESCRIPTIONS = frozenset(["columns", "profile"])
 
 
 def _describes_only(citations: Sequence[Mapping[str, Any]]) -> bool:
-    """Whether an answer cites only what the data's columns are, no figure."""
-    return bool(citations) and all(c.get("source") in _DESCRIPTIONS for c in citations)
+    """Whether an answer cites only what the data's columns are: column descriptions, or profile lines with no
+    leading values (a profile's leading values are ordered by count, so they may answer "which … the most")."""
+
+    def description(c: Mapping[str, Any]) -> bool:
+        return c.get("source") == "columns" or (
+            c.get("source") == "profile" and "leading values" not in c.get("text", "")
+        )
+
+    return bool(citations) and all(description(c) for c in citations)
 
 
 def _is_abstention(text: str, prompt: AskPrompt) -> bool:

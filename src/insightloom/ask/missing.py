@@ -94,8 +94,8 @@ def _stem(word: str) -> str:
 def missing_data(question: str, profile: Mapping[str, Any] | None) -> Missing:
     """What the job's data lack to answer ``question``; with no profile, the question's key words."""
     terms = key_terms(question)
-    if not profile:
-        return Missing(terms=tuple(terms))
+    if not profile:  # every key word is unknown: the same phrases as with a profile that knows none of them
+        return Missing(terms=tuple(unknown_phrases(question, set())))
     known, columns = _known_words(profile)
     unknown = unknown_phrases(question, known)
     named = [name for name, words in columns.items() if any(t in words for t in terms)]

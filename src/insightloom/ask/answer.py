@@ -45,7 +45,7 @@ from ..telemetry.usage import AgentUsage
 from ..validation.jobfiles import load_calculations
 from .embeddings import HybridRetriever, make_embedder
 from .events import append_ask_events, ask_event, record_ask_usage
-from .fragments import KnowledgeFragment, load_knowledge
+from .fragments import LEADING_VALUES, KnowledgeFragment, load_knowledge
 from .memory import MemoryStore, Turn, open_memory
 from .missing import uncovered_periods
 from .prompt import AskPrompt, abstention_sentence, build_prompt, question_language
@@ -274,7 +274,7 @@ def _describes_only(citations: Sequence[Mapping[str, Any]]) -> bool:
 
     def description(c: Mapping[str, Any]) -> bool:
         return c.get("source") == "columns" or (
-            c.get("source") == "profile" and "leading values" not in c.get("text", "")
+            c.get("source") == "profile" and LEADING_VALUES not in c.get("text", "")
         )
 
     return bool(citations) and all(description(c) for c in citations)

@@ -340,6 +340,10 @@ def _columns(job: _Job) -> Iterator[_Draft]:
             yield _Draft("columns", _scrub(name) or "columns", text)
 
 
+#: How a profile fragment lists a column's leading values (ordered by count, so they hold a figure's answer).
+LEADING_VALUES = "leading values"
+
+
 def _profile(job: _Job) -> Iterator[_Draft]:
     """One fragment per table of the profile: its columns by role and leading category values, with no digits."""
     for table in _profile_tables(job):
@@ -350,7 +354,7 @@ def _profile(job: _Job) -> Iterator[_Draft]:
             values = (_scrub(str(tv.get("value"))) for tv in column.get("top_values") or [] if isinstance(tv, dict))
             tops = list(dict.fromkeys(value for value in values if value))  # "20대", "30대" are both "대" now
             if tops:
-                line += "; leading values: " + ", ".join(tops)
+                line += f"; {LEADING_VALUES}: " + ", ".join(tops)
             lines.append(line + ".")
         yield _Draft("profile", _scrub(name) or "profile", _scrub("\n".join(lines)).replace(" \n", "\n"))
 

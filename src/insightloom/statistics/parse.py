@@ -102,9 +102,9 @@ def is_numeric(col: Mapping[str, Any]) -> bool:
     return str(col.get("dtype", "")).startswith(_NUMERIC_DTYPES)
 
 
-def _name_pattern(name: str) -> str:
+def _name_pattern(name: str, *, plural: bool = False) -> str:
     parts = re.split(r"[\s_.]+", name)
-    words = r"[\s_.]+".join(_camel_words(p) for p in parts if p)
+    words = r"[\s_.]+".join(_camel_words(p) for p in parts if p) + (r"(?:e?s)?" if plural else "")
     # "state-years" names no `state`; "|r|" is an absolute value, not a column `R`
     return rf"(?<![\w|-]){words}(?:{lx.KO_PARTICLES})?(?![\w|-])"
 
@@ -431,8 +431,11 @@ _KO_COMPARE = re.compile(
     r"(?:을|를)?\s*(?P<w>이상|이하|초과|미만|보다\s*(?:많|크|큰|높|길)\S*|보다\s*(?:적|작|낮|짧)\S*|넘\S*|"
     r"인(?=\s|$)|이면서|이고|이며|이면|으로|로(?=\s))"
 )
+_BEFORE_OPS = {"more than": ">", "over": ">", "at least": ">=", "fewer than": "<", "less than": "<", "at most": "<=",
+               "under": "<"}  # fmt: skip
+_BEFORE_WORDS = "|".join(w.replace(" ", r"\s+") for w in _BEFORE_OPS)
 _BEFORE = re.compile(
-    rf"(?P<w>exactly|with|having|have|has|had|scored|scoring|scores|got|rated|published|{{words}})\s+"
+    rf"(?P<w>exactly|with|having|have|has|had|scored|scoring|scores|got|rated|published|{_BEFORE_WORDS})\s+"
     rf"(?P<n>{_NUM}|zero)\s*(?:(?:points?|on|for|in)\s+)?$"
 )
 
@@ -520,7 +523,6 @@ def _numeric_filters(
     for Colour", "magnitude of 5.5 or higher", "a rating of 5", "zero articles", "a negative magnitude") and Korean
     ("`age`가 30세 이상", "0이면서")."""
     found = []
-    before_words = re.compile(_BEFORE.pattern.replace("{words}", _BEFORE_WORDS))
     for m in mentions:
         if m.name not in numeric:
             continue
@@ -540,7 +542,7 @@ def _numeric_filters(
                 found.append(Filter(m.name, op, value))
                 text.take(m.end, end + length)
                 continue
-            before = before_words.search(text.text[: m.start])
+            before = _BEFORE.search(text.text[: m.start])
             if before:
                 word = " ".join(before.group("w").split())
                 found.append(Filter(m.name, _BEFORE_OPS.get(word, "="), _number(before.group("n"))))
@@ -574,11 +576,6 @@ def _after_number(rest: str) -> tuple[str, float, int] | None:
         if match:
             return op, _number(match.group("n")), match.end()
     return None
-
-
-_BEFORE_OPS = {"more than": ">", "over": ">", "at least": ">=", "fewer than": "<", "less than": "<", "at most": "<=",
-               "under": "<"}  # fmt: skip
-_BEFORE_WORDS = "|".join(w.replace(" ", r"\s+") for w in _BEFORE_OPS)
 
 
 @dataclass
@@ -1192,7 +1189,7 @@ def _yes_of_a_yes_no(parts: _Parts, by_name: Mapping[str, Any]) -> None:
 
 def _between(column: str, text: _Text, start: int, end: int) -> bool:
     original = _normal(text.original)
-    plural = _name_pattern(column).replace("(?:", "(?:e?s)?(?:", 1)  # "how many distinct ratings" names `rating`
+    plural = _name_pattern(column, plural=True)  # "how many distinct ratings" names `rating`
     return any(start <= m.start() < end for m in re.finditer(plural, original))
 
 
@@ -1488,7 +1485,7 @@ def _regression_roles(q: str, measures: list[str]) -> tuple[str, str]:
     if role is not None:
         return role
     if re.search(r"[\uac00-\ud7a3]", q):  # "Gas를 Temp로 회귀", "체중(Postwt)을 ... (Prewt)으로 설명": the object is Y
-        said = q[min(pa, pb, key=lambda m: m.start()).start() : min(pa.end(), pb.end())]
+        said = (pa if pa.start() < pb.start() else pb).group(0)  # the first name as written, its particle on
         stripped = between.strip(" `'\")(")
         return (
             (first, second)

@@ -182,6 +182,20 @@ def test_plain_questions_are_answered_from_the_figure_they_ask_for(moon_job: tup
     assert cited and all(values[i] != values["amount_total"] for i in cited), female.answer  # not the overall total
 
 
+def test_a_whole_median_prints_no_decimals(moon_job: tuple[Path, Settings]) -> None:
+    import pandas as pd
+
+    from finished_jobs import MOON_EN
+
+    job, settings = moon_job
+    frame = pd.read_csv(MOON_EN)
+    median = float(frame.loc[frame["Gender"] == "F", "Qty"].median())
+    assert median.is_integer()
+    result = ask([job], "What is the median Qty for Gender F?", settings=settings, analyze=True)
+    assert not result.abstained and re.search(rf"(?<![\d.]){int(median)}(?![\d.])", result.answer), result.answer
+    assert f"{int(median)}.00" not in result.answer
+
+
 def test_a_korean_question_no_figure_answers_abstains_in_korean_naming_the_statistic(
     moon_job: tuple[Path, Settings],
 ) -> None:

@@ -73,8 +73,8 @@ def _decimals(step: Step, part: str, value: Any, asked: int | None) -> int | Non
         return asked
     if isinstance(value, int) or step.op in ("count", "distinct", "missing", "zscore_outliers", "iqr_outliers"):
         return 0
-    if step.op in ("min", "max", "sum") and isinstance(value, float) and value.is_integer():
-        return 0  # the youngest age of an integer column is 1, not 1.00
+    if step.op in ("min", "max", "sum", "median") and isinstance(value, float) and value.is_integer():
+        return 0  # the youngest age of an integer column is 1, not 1.00; its median 5, not 5.00
     if part in _FINE_PARTS or (part == "value" and step.op in _FINE_OPS):
         return 4
     return 2

@@ -260,10 +260,15 @@ def _accepted(
 
 
 #: A question that asks for a figure or a name: a column's description never answers it.
+#: Words ending in "est" that are no superlative.
+_NOT_SUPERLATIVE = (
+    "arrest|chest|contest|crest|digest|earnest|forest|guest|harvest|honest|inquest|interest|invest|lest|"
+    "manifest|modest|nest|pest|priest|protest|quest|request|rest|suggest|test|vest|west|zest"
+)
 FIGURE_ASKED_RE = re.compile(
-    r"\b(?:how\s+many|how\s+much|number\s+of|average|mean|total|median|highest|lowest|largest|smallest|biggest|"
-    r"most|least|oldest|youngest|hottest|coldest|tallest|shortest|heaviest|lightest|fastest|slowest|cheapest)\b|"
-    r"몇|얼마|가장|평균|합계|최대|최소",
+    r"\b(?:how\s+many|how\s+much|number\s+of|average|mean|total|median|most|least|maximum|minimum|best|worst)\b|"
+    rf"\b(?!(?:{_NOT_SUPERLATIVE})\b)[a-z]{{2,}}est\b|"  # any superlative: "hardest water", "wettest month"
+    r"몇|얼마|가장|평균|합계|최대|최소|최고|최저|제일",
     re.IGNORECASE,
 )
 

@@ -214,10 +214,11 @@ VERDICT_RE = re.compile(
     r",?\s+and\s+(?:is|are|does|do)\s+(?:it|they|the|this|that|there)\b|\bwhether\b|"
     r"(?:^|[.?!;]\s+)(?:significant|strong|normal|independent|different|positive|negative)\b(?:[^.?!]|\.\d)*\?|"
     r"(?<!몇 개)(?<!몇개)(?<!얼마)(?:[인한는은]가\s*\??\s*$|[인한는은]가요|입니까|습니까|있는가|있나요|나요\s*\??\s*$|"
-    r"여부|[인한는]지(?:도|를|가)?(?=\s|\(|$)|않은가|않는가|일까|할까)"
+    r"여부|[인한는]지(?:도|를|가)?(?=\s|\(|$)|않은가|않는가|일까|할까)|"
+    r"(?:이야|야|니|냐|나|지|죠|어|아|래)\s*\?"  # the casual endings: "양의 상관이야?", "유의하니?"
 )
 #: A Korean question asking for an amount, not a yes/no ("몇 개인가?", "얼마인가?").
-KO_AMOUNT_RE = re.compile(r"몇|얼마|무엇|어느|어떤|누구")
+KO_AMOUNT_RE = re.compile(r"몇|얼마|무엇|어느|어떤|누구|뭐|뭔|어디|언제")
 #: A verdict asked the other way round: "are they independent?", "the same means?" (yes = not significant).
 INVERTED_RE = re.compile(
     r"independen|\bthe\s+same\b|\bequal\s+means?\b|no\s+(?:significant\s+)?difference|독립|같은가|동일"

@@ -359,6 +359,10 @@ def _category_values(col: Mapping[str, Any]) -> list[str]:
     return [str(v["value"]) for v in col.get("top_values") or [] if str(v.get("value", "")).strip()]
 
 
+#: The endings that make a category value an adjective or a plural: "northern" of North, "Asian" of Asia.
+_DERIVED = r"(?:ern|erly|ian|an|n|ese|ish|s|es)"
+
+
 def _value_filters(text: _Text, columns: list[dict[str, Any]], mentions: list[_Mention]) -> list[Filter]:
     """``column = value`` for each category value the question names (quoted, or right after its column), in the
     order the question names them (a t-test's first group is the one named first). A value several columns hold
@@ -375,6 +379,8 @@ def _value_filters(text: _Text, columns: list[dict[str, Any]], mentions: list[_M
             hits += [(h.span(), False) for h in text.find(rf"(?:'{v}'|\"{v}\"|\(\s*{v}\s*\))")]  # "males (M)"
             if not hits and len(value) >= 3 and not value.isdigit():
                 hits += [(h.span(), False) for h in text.find(rf"(?<![\w]){v}(?:{lx.KO_PARTICLES})?(?![\w])")]
+            if not hits and len(value) >= 4 and value.isalpha():  # "northern towns" (North), "Asian" (Asia)
+                hits += [(h.span(), False) for h in text.find(rf"(?<![\w]){v}{_DERIVED}(?![\w])")]
             elif not hits and len(value) == 2 and value.isupper() and value.isalpha():  # "mean len for OJ"
                 exact = re.compile(rf"(?<![\w]){re.escape(value)}(?:{lx.KO_PARTICLES})?(?![\w])")
                 hits += [(h.span(), False) for h in exact.finditer(text.original) if text.text[h.start()] != " "]
@@ -785,6 +791,15 @@ def _abbreviations_named(question: str, profile: Mapping[str, Any], view: str | 
     return re.sub(r"(?<![`\w])[A-Za-z]{6,}(?![`\w])", spelled, question)
 
 
+#: The words before a column that names the rows' unit, not a measure: "max accidents on a single day".
+_UNIT_OF_ROWS = re.compile(r"\b(?:on|in|during|within)\s+(?:a\s+single|one|any\s+(?:one|single|given)|a\s+given)\s+$")
+#: A restriction of the rows said in words ("northern towns only"): with no filter read, the request would drop it.
+_RESTRICTED = re.compile(
+    r"\b(?:only|solely|exclusively|excluding|except)\b"
+    r"(?!\s+(?:to\s+)?(?:\d+|one|two|three|four)\s+(?:decimal|dp\b|d\.p|places?|digits?|sig))"  # "only 2 decimals"
+)
+
+
 def _parse(question: str, profile: Mapping[str, Any], view: str | None) -> StatRequest | Refusal | None:
     tables = [t for t in profile.get("tables", []) if view is None or t.get("view") == view]
     if not tables:
@@ -797,6 +812,8 @@ def _parse(question: str, profile: Mapping[str, Any], view: str | None) -> StatR
     mentions = _described(text, mentions, {str(c["name"]) for c in columns if is_numeric(c)})
     mentions = sorted(mentions + _plural_mentions(text, columns), key=lambda m: (m.start, m.name))
     mentions = sorted(mentions + _adjective_mentions(text, columns, mentions), key=lambda m: (m.start, m.name))
+    lowered = _normal(question)
+    mentions = [m for m in mentions if not _UNIT_OF_ROWS.search(lowered[: m.start])]
     weak = _weak_mentions(text, columns)
     terms = sorted((m.span() for p in lx.UNSUPPORTED_WORDS for m in text.find(p)), key=lambda span: span[0])
     if re.search(r"\bregress|회귀", text.text):  # "a regression predicting Y from X", "one predictor": its roles
@@ -848,7 +865,12 @@ def _parse(question: str, profile: Mapping[str, Any], view: str | None) -> StatR
     built = _build(question, text, ops, mentions, filters, by_name, decimals, language, table)
     if isinstance(built, StatRequest):  # every path, tests and correlations too: no number left unread
         known = _known_numbers(built.steps, built.filters, int(table.get("rows") or 0))
-        built = _leftover(text, known) or _unread_weak(text, weak, built) or built
+        built = (
+            _leftover(text, known)
+            or _unread_restriction(text, built.steps, built.filters)
+            or _unread_weak(text, weak, built)
+            or built
+        )
     if isinstance(built, StatRequest) and per_part:
         return replace(built, part_decimals=tuple(sorted(per_part.items())))
     return built
@@ -1215,6 +1237,7 @@ def _request(steps: list[Step], parts: _Parts, decimals: int | None, form: str, 
 def _finish(question: str, text: _Text, steps: list[Step], parts: _Parts, decimals: int | None, form: str,
             language: str, table: Mapping[str, Any]) -> StatRequest | Refusal | None:  # fmt: skip
     leftover = _leftover(text, _known_numbers(steps, parts.filters, int(table.get("rows") or 0)))
+    leftover = leftover or _unread_restriction(text, steps, parts.filters)
     if leftover is not None:
         return leftover
     used = {c for step in steps for c in (*step.columns, step.group)} | {f.column for f in parts.filters}
@@ -1251,6 +1274,19 @@ def _leftover(text: _Text, known: set[float]) -> Refusal | None:
         return Refusal(UNREAD, f"the number {phrase} in the question ('{said}'), which the request cannot express",
                        (phrase, said))  # fmt: skip
     return None
+
+
+def _unread_restriction(
+    text: _Text, steps: list[Step] | tuple[Step, ...], filters: list[Filter] | tuple[Filter, ...]
+) -> Refusal | None:
+    """ "mortality std dev, northern towns only" with no filter read: the rows the question keeps are unread."""
+    if filters or any(step.param("where") for step in steps):
+        return None
+    match = next((m for m in text.find(_RESTRICTED) if _RESTRICTED.match(_normal(text.original), m.start())), None)
+    if match is None:
+        return None
+    said = _context(text.original, match.start(), match.end())
+    return Refusal(UNREAD, f"the question keeps only some rows ('{said}'), which the request does not read", (said,))
 
 
 def _known_numbers(

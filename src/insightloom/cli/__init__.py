@@ -25,7 +25,6 @@ from ..errors import BadInputError, InsightloomError
 from ..fileio import is_regular_file, read_json
 from ..jobs import JobFolder, iter_jobs
 from ..storage.ids import job_id_of
-from .progress import ProgressPrinter, TerminalReviewer
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Data files + a request → a verified, cited report.")
 skills_app = typer.Typer(help="Skills the Coder can load.", no_args_is_help=True)
@@ -79,6 +78,7 @@ def _run(
 ) -> int:
     from ..intake import resolve_inputs
     from ..workflow import AutoApprove, JobOptions, run_job
+    from .progress import ProgressPrinter, TerminalReviewer
 
     if not request.strip():
         raise BadInputError(
@@ -238,6 +238,7 @@ def resume(
     """Continue a killed or failed job from its last completed stage (exit 2 if it runs elsewhere)."""
     from ..workflow import AutoApprove, drive, load_runtime
     from ..workflow import resume as resume_job
+    from .progress import ProgressPrinter, TerminalReviewer
 
     _setup_logging(verbose, quiet)
     try:

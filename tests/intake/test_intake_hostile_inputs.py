@@ -47,6 +47,17 @@ def test_control_characters_are_removed_and_counted(write_bytes: Writer, tmp_pat
     assert '"control_chars_removed": 2' in (tmp_path / "job" / "cache" / "profile.json").read_text()
 
 
+def test_control_characters_go_from_arrow_text_and_from_mixed_cells_alike() -> None:
+    frame = pd.DataFrame({
+        "text": pd.Series(["x\x00y", "ok", None, "e\x1b[1m\ufffe"], dtype="str"),  # a CSV column: Arrow strings
+        "mixed": pd.Series([1, "z\x07", None, 2.5], dtype=object),  # an XLSX column: numbers and text
+    })  # fmt: skip
+    cleaned, removed = readers.strip_control_chars(frame)
+    assert removed == 4
+    assert cleaned["text"].tolist()[:2] == ["xy", "ok"] and cleaned["text"].tolist()[3] == "e[1m"
+    assert cleaned["mixed"].tolist()[:2] == [1, "z"] and str(cleaned["text"].dtype) == "str"
+
+
 def test_random_bytes_are_not_a_text_table(write_bytes: Writer, tmp_path: Path) -> None:
     err = _refused(write_bytes("noise.csv", os.urandom(20_000)), tmp_path)
     assert "not a text table" in err.message

@@ -189,6 +189,12 @@ def test_year_month_and_quarter_text_is_a_period(values: Sequence[Any]) -> None:
     assert _verdict("when", values, "category") == ("none", "period")
 
 
+def test_one_value_that_is_no_period_past_the_first_thousand_makes_no_period_column() -> None:
+    periods = [f"{year}-{month:02d}" for year in range(1900, 2030) for month in range(1, 13)]  # 1,560 distinct
+    assert _facts("when", periods * 2, "category").period_values
+    assert not _facts("when", [*periods, "soon"], "category").period_values
+
+
 @pytest.mark.parametrize("name", ["1970", "y2001", "X1999", "yr_2005"])
 def test_year_headers(name: str) -> None:
     assert sem.year_of_header(name) is not None

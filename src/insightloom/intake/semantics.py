@@ -105,6 +105,16 @@ class ColumnSemantics:
 _PERIOD_VALUE_RE = re.compile(r"^\d{4}\s?[-/.]\s?(0?[1-9]|1[0-2])$|^\d{4}\s?-?\s?[qQ][1-4]$|^[qQ][1-4]\s?\d{4}$")
 
 
+def _all_periods(present: pd.Series) -> bool:
+    """Whether every value reads as a period ("2024-03", "2024 Q1"): each distinct value once, a few first, so
+    that a column of free text is told apart after a thousand values, not a million."""
+    distinct = pd.Series(present.unique()).astype(str)
+    head = distinct.head(1000)
+    return bool(head.map(lambda v: _PERIOD_VALUE_RE.match(v) is not None).all()) and bool(
+        distinct.iloc[len(head) :].map(lambda v: _PERIOD_VALUE_RE.match(v) is not None).all()
+    )
+
+
 def facts_from_series(
     name: str, series: pd.Series, role: str, *, unit: str | None = None, description: str | None = None
 ) -> ColumnFacts:
@@ -133,7 +143,7 @@ def facts_from_series(
         pair=pair,
         consecutive=_consecutive(series) if integer else None,
         rising_share=_rising_share(present) if numeric else None,
-        period_values=text and bool(len(present)) and bool(present.astype(str).str.match(_PERIOD_VALUE_RE).all()),
+        period_values=text and bool(len(present)) and _all_periods(present),
         clock_values=integer and distinct > _MAX_CODE_DISTINCT and _clock_values(present),
     )
 

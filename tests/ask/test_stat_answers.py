@@ -237,3 +237,16 @@ def test_a_column_description_never_answers_a_question_that_asks_for_a_figure(
     meaning = ask([job], "What does the Category column hold?", settings=settings,
                   model=ScriptedAnswerer(cite_a_column))  # fmt: skip
     assert not meaning.abstained and {c["source"] for c in meaning.citations} == {"columns"}, meaning.answer
+
+
+def test_a_profile_line_of_another_column_never_answers_a_superlative(moon_job: tuple[Path, Settings]) -> None:
+    job, settings = moon_job
+
+    def cite_the_profile(conv: Conversation) -> str:  # the profile lists other columns' leading values, not these
+        found = re.search(r'<fragment id="(F\d+)" source="profile"', conv.user_text)
+        assert found, "no profile fragment was retrieved"
+        return f"The ship-city column is a text column [{found.group(1)}]."
+
+    question = "Which ship-city column is the oddest?"
+    oddest = ask([job], question, settings=settings, model=ScriptedAnswerer(cite_the_profile))
+    assert oddest.abstained and oddest.reason == "no_figure", oddest.answer

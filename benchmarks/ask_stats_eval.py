@@ -62,11 +62,11 @@ Per-question lines go to stderr; stdout ends with one line per half, the held-ou
 abstain_when_unsupported=<r> held_answered=<r> p50_ms=<ms>``. The exit code is 0 unless the harness itself crashes:
 this benchmark reports, it does not gate. ``PYTHONPATH=<checkout>/src`` measures another checkout.
 
-Usage: python benchmarks/ask_stats_eval.py [--set first|second|third|fourth|fifth|sixth|seventh]
+Usage: python benchmarks/ask_stats_eval.py [--set first|second|...|eighth]
                                            [--half first|held_out|both]
                                            [--no-analyze] [--only ID,...] [--jobs DIR] [--workers 2]
                                            [--limit-tables N] [--timeout 120]
-       python benchmarks/ask_stats_eval.py [--set second|...|seventh] --regenerate-expected   # recompute, exit
+       python benchmarks/ask_stats_eval.py [--set second|...|eighth] --regenerate-expected   # recompute, exit
        python benchmarks/ask_stats_eval.py --set second --half held_out --jobs DIR   # the blind second set
        python benchmarks/ask_stats_eval.py --set third --half held_out --jobs DIR    # the blind third set
        python benchmarks/ask_stats_eval.py --set fourth --half held_out --jobs DIR   # the blind fourth set
@@ -533,7 +533,7 @@ def run(args: argparse.Namespace, work: Path) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument(
-        "--set", choices=list(SETS), default="first", help="the question set (second to seventh: held out)"
+        "--set", choices=list(SETS), default="first", help="the question set (second to eighth: held out)"
     )
     parser.add_argument("--half", choices=[*HALVES, "both"], default="both")
     parser.add_argument("--no-analyze", action="store_true", help="ask plainly, without a follow-up analysis")

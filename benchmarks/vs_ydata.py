@@ -1,9 +1,9 @@
 """Benchmark: an offline insightloom job on a table beside ydata-profiling's whole EDA report on the same file.
 
-Both are timed as a user pays them, from a fresh interpreter: ``insightloom run FILE --yes --provider offline`` (the
-CLI, intake to the finished report) against ``ProfileReport(pd.read_csv(FILE)).to_file(out.html)`` in a venv of its
-own, so ydata-profiling's pins never touch the project's environment. The two run alternately, round by round, and
-the medians are compared, because the machine is shared and noisy.
+Both are timed as a user pays them, from a fresh interpreter: ``insightloom run FILE -r REQUEST --yes --provider
+offline`` (the CLI, intake to the finished report) against ``ProfileReport(pd.read_csv(FILE)).to_file(out.html)``
+in a venv of its own, so ydata-profiling's pins never touch the project's environment. The two run alternately,
+round by round, and the medians are compared, because the machine is shared and noisy.
 
 ydata-profiling is installed only when asked (``--install``) into ``--venv`` (default below); without it the script
 exits 2 naming that command. Nothing is downloaded otherwise.
@@ -28,6 +28,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_FILE = ROOT.parent / "shared" / "data" / "moon-market-en" / "moon-market-fresh-food-sales.csv"
+REQUEST = "Analyze this sales data and write a DOCX report"
 DEFAULT_VENV = Path.home() / ".cache" / "insightloom-bench" / "ydata-venv"
 #: Pinned so two runs of the benchmark compare against the same report; setuptools gives pkg_resources, which some
 #: of ydata-profiling's dependencies still import on Python 3.11.
@@ -71,8 +72,8 @@ def _timed(command: list[str], cwd: Path, env: dict[str, str]) -> float:
 
 def time_insightloom(data: Path, work: Path) -> float:
     job = work / "job"
-    command = [sys.executable, "-m", "insightloom", "run", str(data), "--provider", "offline", "--yes", "--quiet"]
-    return _timed([*command, "--job-dir", str(job)], work, _offline_env())
+    command = [sys.executable, "-m", "insightloom", "run", str(data), "-r", REQUEST, "--provider", "offline"]
+    return _timed([*command, "--yes", "--quiet", "--job-dir", str(job)], work, _offline_env())
 
 
 def time_ydata(venv: Path, data: Path, work: Path) -> float:

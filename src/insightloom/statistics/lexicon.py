@@ -92,14 +92,23 @@ OPERATION_WORDS: dict[str, tuple[str, ...]] = {
         r"\bnan\b",
         "결측",
     ),
-    "share": (r"\bpercent(?:age)?\b", r"\bshare\b", r"\bproportion\b", r"\bfraction\b", "비율", "비중", "퍼센트"),
+    "share": (
+        r"\bpercent(?:age)?\b",
+        r"\bshare\b",
+        r"\bproportion\b",
+        r"\bfraction\b",
+        "비율",
+        "비중",
+        "퍼센트",
+        r"몇\s*(?:%|프로)",
+    ),
 }
 
 #: Operations the catalog lacks, as analysts name them: a question naming one is refused, naming it.
 UNSUPPORTED_WORDS: tuple[str, ...] = (
     r"geometric\s+mean", r"harmonic\s+mean", r"weighted\s+(?:mean|average)", r"moving\s+average",
     r"rolling\s+\w+", r"trimmed\s+mean", r"\bmode\b", r"most\s+frequent\s+value", r"coefficient\s+of\s+variation",
-    r"mann[\s-]*whitney", r"wilcoxon", r"kruskal", r"logistic\s+regression", r"multiple\s+(?:linear\s+)?regression",
+    r"mann[\s-]*whitney", r"wilcoxon", r"kruskal", r"multiple\s+(?:linear\s+)?regression",
     r"multivariate", r"polynomial", r"auto[\s-]*correlation", r"forecast\w*", r"predict\w*", r"projection",
     r"gini", r"entropy", r"interaction", r"percentile\s+rank", r"median\s+absolute\s+deviation", r"cumulative\s+\w+",
     r"exponential\s+smoothing", r"covariance", r"confidence\s+interval", r"standard\s+error", r"effect\s+size",
@@ -118,11 +127,14 @@ UNSUPPORTED_WORDS: tuple[str, ...] = (
     r"\b2sls\b", r"multi[\s-]?level", r"intra[\s-]?class", r"random[\s-]+intercepts?", r"hierarchical\s+model",
     r"breusch", r"heteroskedastic\w*", r"heteroscedastic\w*", r"non[\s-]?linear\s+(?:least\s+squares|regression|model)",
     r"\bmanova\b", r"\btobit\b", r"\bancova\b",
+    r"generali[sz]ed\s+estimating\s+equations?", r"\bgee\b", r"maximum\s+likelihood", r"\bmle\b",
+    r"double[\s-]+bounded", r"interval\s+(?:regression|model)", r"\blogistic\b", r"factor\s+analysis",
     r"random\s+forest", r"decision\s+tree", r"neural\s+network", r"\barima\b", r"\bloess\b", r"\blowess\b",
     "기하\\s*평균", "조화\\s*평균", "가중\\s*평균", "이동\\s*평균", "최빈값", "변동\\s*계수", "로지스틱",
     "다중\\s*회귀", "자기\\s*상관", "예측", "지니", "엔트로피", "상호\\s*작용", "공분산", "신뢰\\s*구간",
     "표준\\s*오차", "백분위\\s*순위", "이원\\s*분산", "성장률", "증가율", "포아송", "푸아송", "위험\\s*비",
-    "생존\\s*분석", "카플란",
+    "생존\\s*분석", "카플란", "군집", r"k[\s-]*평균", "랜덤\\s*포레스트", "의사\\s*결정\\s*나무", "신경망", "주성분",
+    "요인\\s*분석", "최대\\s*우도", "일반화\\s*추정",
 )  # fmt: skip
 
 _NUMBER_WORDS = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
@@ -185,13 +197,15 @@ STRONG_RE = re.compile(
     r"\|\s*(?:r|rho|tau|ρ|τ)\s*\|\s*(?:>=|≥|>|greater\s+than|at\s+least|of\s+at\s+least|above)\s*(?P<r>0?\.\d+)"
     r"|(?:at\s+least|above|over|exceeds?)\s*(?P<s>0?\.\d+)\s*(?:in\s+absolute|absolute)"
     r"|(?P<t>0?\.\d+)\s*(?:이상)"
+    r"|(?P<v>0?\.\d+)\s+(?:cut[\s-]*off|threshold)|(?:cut[\s-]*off|threshold)\s*(?:of|=|:)?\s*(?P<w>0?\.\d+)"
     r"|\|\s*(?:r|rho|tau|ρ|τ)\s*\|\s*(?:is\s+|of\s+)?(?P<u>0?\.\d+)\s+or\s+(?:more|above|greater|higher|larger)"
 )
 P_VALUE_RE = re.compile(r"\bp[\s-]*values?\b|\bp\s*값|p-값|유의\s*확률|\bsignificance\b|\bp\b", re.I)
 STATISTIC_RE = re.compile(
     r"\bstatistics?\b|\bt[\s-]*(?:value|statistic)\b|\bf[\s-]*(?:value|statistic|ratio)\b|\bw\b|"
     r"chi[\s-]*squared?\s+(?:value|statistic)|검정\s*통계량|통계량|\bt값|\bf값|"
-    r"(?:\bchi2|χ\s*²|χ2)\s+(?:to|rounded|\()"  # "give chi2 to 3 decimals"
+    r"(?:\bchi2|χ\s*²|χ2)\s+(?:to|rounded|\()|"  # "give chi2 to 3 decimals"
+    r"chi[\s-]*squared?(?=\s*\(\s*\d|\s+(?:to|rounded)\b)"  # "chi-square (2 dp)": the statistic, not the test
 )
 #: The test statistic named by its symbol ("report t and p", "F to 3 decimals", "χ² and p"), not the test's name
 #: ("t-test", "F-test", "χ² test"): matched where the question's values and operation words are already read.
@@ -210,7 +224,7 @@ SIGN_WORDS: tuple[tuple[str, str], ...] = (
 STRONG_WORD_RE = re.compile(r"\bstrong\b|강한")
 #: A yes/no question: "Is ...", "Are ...", "Does ...", "... 인가?", "... 있는가?", "여부".
 VERDICT_RE = re.compile(
-    r"(?:^|[.?!:;,]\s+|\(\s*)(?:is|are|does|do|did|was|were|can|could|would|will)\b|yes\s+or\s+no|"
+    r"(?:^|[.?!:;,]\s+|\(\s*|\s[—–-]+\s*)(?:is|are|does|do|did|was|were|can|could|would|will)\b|yes\s+or\s+no|"
     r",?\s+and\s+(?:is|are|does|do)\s+(?:it|they|the|this|that|there)\b|\bwhether\b|"
     r"(?:^|[.?!;]\s+)(?:significant|strong|normal|independent|different|positive|negative)\b(?:[^.?!]|\.\d)*\?|"
     r"(?<!몇 개)(?<!몇개)(?<!얼마)(?:[인한는은]가\s*\??\s*$|[인한는은]가요|입니까|습니까|있는가|있나요|나요\s*\??\s*$|"
@@ -238,6 +252,11 @@ MEASURE_ADJECTIVES: dict[str, tuple[str, ...]] = {
     "tallest": ("height",), "heaviest": ("weight", "mass"), "lightest": ("weight", "mass"),
     "oldest": ("age",), "youngest": ("age",), "fastest": ("speed",), "slowest": ("speed",),
     "richest": ("income", "wealth"), "poorest": ("income", "wealth"), "cheapest": ("price", "cost"),
+}  # fmt: skip
+#: A verb or participle that names its measure and compares it ("aged 50 or over", "weigh more than 50 g").
+MEASURE_VERBS: dict[str, tuple[str, ...]] = {
+    r"aged": ("age",), r"weigh(?:s|ed|ing)?": ("weight", "mass"), r"cost(?:s|ing)?": ("cost", "price"),
+    r"earn(?:s|ed|ing)?": ("income", "earnings", "salary", "wage", "wages"),
 }  # fmt: skip
 HIGH_RE = re.compile(
     r"\b(?:hottest|warmest|tallest|heaviest|oldest|fastest|richest)\b|"
@@ -279,7 +298,8 @@ PART_WORDS: tuple[tuple[str, str], ...] = (
     # a statistic by its symbol only as "F to 2 decimals", never a level F
     (
         "statistic",
-        r"statistic|t[\s-]*value|f[\s-]*value|통계량|χ\s*²\s*value|\b(?:[tf]|chi2|χ\s*²)(?=\s+(?:to|rounded|\())",
+        r"statistic|t[\s-]*value|f[\s-]*value|통계량|χ\s*²\s*value|\b(?:[tf]|chi2|χ\s*²)(?=\s+(?:to|rounded|\())|"
+        r"chi[\s-]*squared?(?=\s*\(\s*\d|\s+(?:to|rounded)\b)",
     ),
     ("slope", r"slope|기울기"),
     ("intercept", r"intercept|절편"),

@@ -158,18 +158,25 @@ def _plural_mentions(text: _Text, columns: list[dict[str, Any]]) -> list[_Mentio
 
 
 def _adjective_mentions(text: _Text, columns: list[dict[str, Any]], mentions: list[_Mention]) -> list[_Mention]:
-    """ "Which star is the hottest?": a superlative that names its measure, when the question names no numeric
-    column and the table has exactly one column the adjective reads as (`temp` for "hottest")."""
-    if any(is_numeric(c) and c["name"] in {m.name for m in mentions} for c in columns):
-        return []
+    """ "Which star is the hottest?", "mice that weigh more than 50 g": a superlative or a verb that names its
+    measure, when the table has exactly one numeric measure the word reads as (`temp` for "hottest", `body_weight`
+    for "weigh") and the question does not name that column already."""
+    named = {m.name for m in mentions}
     found = []
-    for word, names in lx.MEASURE_ADJECTIVES.items():
-        for match in text.find(rf"\b{word}\b"):
-            fits = [c for c in columns if is_numeric(c) and c.get("role") == "measure"
-                    and str(c["name"]).lower() in names]  # fmt: skip
-            if len(fits) == 1:
-                found.append(_Mention(match.start(), match.end(), str(fits[0]["name"])))
+    words = [(rf"\b{word}\b", names) for word, names in lx.MEASURE_ADJECTIVES.items()]
+    words += [(rf"\b{verb}\b", names) for verb, names in lx.MEASURE_VERBS.items()]
+    for pattern, names in words:
+        fits = [c for c in columns if is_numeric(c) and c.get("role") == "measure" and _reads_as(str(c["name"]), names)]
+        if len(fits) != 1 or fits[0]["name"] in named:
+            continue
+        found += [_Mention(m.start(), m.end(), str(fits[0]["name"])) for m in text.find(pattern)]
     return found
+
+
+def _reads_as(name: str, words: tuple[str, ...]) -> bool:
+    """`body_weight` reads as "weight": the whole name or one of its words (snake, dotted or camel case)."""
+    parts = [p.lower() for p in re.split(r"[_.\s-]+|(?<=[a-z])(?=[A-Z])", name)]
+    return name.lower() in words or any(p in words for p in parts)
 
 
 def _count_phrase(name: str) -> tuple[str, ...]:
@@ -248,9 +255,25 @@ def _column_mentions(text: _Text, columns: list[dict[str, Any]]) -> tuple[list[_
         if len(set(names)) > 1:
             refusals.append(Refusal(AMBIGUOUS, f"the name matches more than one column ({_listed(names)})",
                                     tuple(names), tuple(names)))  # fmt: skip
+    found = _values_not_columns(text.text, found, {str(c["name"]): c for c in columns})
     for m in found:
         text.take(m.start, m.end)
     return sorted(found, key=lambda m: (m.start, m.name)), refusals
+
+
+_EQUALS = re.compile(r"\s*(?:==|=|is|equals?|:)\s*")
+
+
+def _values_not_columns(lowered: str, found: list[_Mention], by_name: Mapping[str, Any]) -> list[_Mention]:
+    """ "cause = inbed" where `inbed` is also a column: right after its column and an equals sign, a name that is
+    one of that column's values is the value, not the other column."""
+    kept = []
+    for m in found:
+        before = [o for o in found if o.end <= m.start and _EQUALS.fullmatch(lowered[o.end : m.start])]
+        values = {v.lower() for o in before for v in _category_values(by_name.get(o.name, {}))}
+        if lowered[m.start : m.end].strip("`") not in values:
+            kept.append(m)
+    return kept
 
 
 _HEAD_NOUNS = re.compile(
@@ -431,12 +454,15 @@ def _owner(owners: list[tuple[str, str, bool]], start: int, mentions: list[_Ment
 
 
 _NUM = r"-?\d+(?:,\d{3})*(?:\.\d+)?"
+#: "10 million passengers", "2.5 billion": a number with its scale word is one number.
+_SCALES = {"thousand": 1e3, "million": 1e6, "mn": 1e6, "billion": 1e9, "bn": 1e9}
+_SCALED = _NUM + r"(?:\s*(?:thousand|million|mn|billion|bn)(?![\w]))?"
 #: A gloss right after a name ("`checks`(경찰 조회 건수)가 0"): skipped before the comparison is read.
 _GLOSS_AFTER = re.compile(r"\)?\s*\([^()]{0,60}\)")
 _FILLER = r"\)?(?:\s+(?:is|are|was|were|of|with|a|an|value|values|rating|score|scores|level|count))*\s*\(?"
 #: "a rating of 5", "education level 5": a bare number after such a word is the value itself.
 _NOT_A_VALUE = (
-    r"(?![\d.]|\s*(?:or\s+(?:more|less|higher|lower|fewer|greater|above|below|over|under|later|earlier)|"
+    r"(?![\d.]|\s*(?:or\s+(?:more|less|higher|lower|fewer|greater|above|below|over|under|later|earlier|older|younger)|"
     r"and\s+(?:above|up|over|higher|below|under|lower)|%|decimal|places|d\.p))"
 )  # "5 or more", "2 decimals": no value
 _BARE_AFTER = re.compile(
@@ -444,8 +470,11 @@ _BARE_AFTER = re.compile(
 )
 #: "5.5 or higher", "10 and above": the comparison written after the number.
 _AFTER_NUMBER = (
-    (r"or\s+(?:higher|more|greater|above|over|larger|bigger|later)|and\s+(?:above|up|over|higher)|\+", ">="),
-    (r"or\s+(?:lower|less|fewer|below|under|smaller|earlier)|and\s+(?:below|under|lower)", "<="),
+    (
+        r"or\s+(?:higher|more|greater|above|over|larger|bigger|later|older)|and\s+(?:above|up|over|higher|older)|\+",
+        ">=",
+    ),
+    (r"or\s+(?:lower|less|fewer|below|under|smaller|earlier|younger)|and\s+(?:below|under|lower|younger)", "<="),
 )
 _UNIT = r"(?:mph|km|kg|cm|mm|lbs?|g|m|s|ms|h|kelvin|degrees?|years?|days?|points?|inches|units?|percent|%)"
 _KO_UNIT = r"(?:[a-z%°℃]{1,3}|개|명|건|회|번|점|세|살|년|원|달러|시간|분|초|일|권|편|도|배)?"
@@ -459,7 +488,7 @@ _BEFORE_OPS = {"more than": ">", "over": ">", "at least": ">=", "fewer than": "<
 _BEFORE_WORDS = "|".join(w.replace(" ", r"\s+") for w in _BEFORE_OPS)
 _BEFORE = re.compile(
     rf"(?P<w>exactly|with|having|have|has|had|scored|scoring|scores|got|rated|published|{_BEFORE_WORDS})\s+"
-    rf"(?P<n>{_NUM}|zero)\s*(?:(?:points?|on|for|in)\s+)?$"
+    rf"(?P<n>{_SCALED}|zero)\s*(?:(?:points?|on|for|in)\s+)?$"
 )
 
 
@@ -536,7 +565,11 @@ def _ko_op(word: str) -> str:
 
 
 def _number(text: str) -> float:
-    return 0.0 if text == "zero" else float(text.replace(",", ""))
+    if text == "zero":
+        return 0.0
+    match = re.fullmatch(rf"({_NUM})\s*([a-z]*)", text.strip())
+    digits, scale = match.groups() if match else (text, "")
+    return float(digits.replace(",", "")) * _SCALES.get(scale, 1.0)
 
 
 def _numeric_filters(
@@ -553,7 +586,7 @@ def _numeric_filters(
         end = gloss.end() if gloss else m.end
         rest = text.text[end:]
         for words, op in lx.COMPARISONS:
-            match = re.match(rf"{_FILLER}\s*(?:{words})\s*(?P<n>{_NUM})", rest)
+            match = re.match(rf"{_FILLER}\s*(?:{words})\s*(?P<n>{_SCALED})", rest)
             if match:
                 found.append(Filter(m.name, op, _number(match.group("n"))))
                 text.take(m.end, end + match.end())
@@ -595,7 +628,7 @@ def _numeric_filters(
 def _after_number(rest: str) -> tuple[str, float, int] | None:
     """ "of 5.5 or higher" after a name: the comparison, the number and the length read."""
     for words, op in _AFTER_NUMBER:
-        match = re.match(rf"{_FILLER}\s*(?P<n>{_NUM})\s*(?:{_UNIT}\s+)?(?:{words})", rest)  # "55 mph or more"
+        match = re.match(rf"{_FILLER}\s*(?P<n>{_SCALED})\s*(?:{_UNIT}\s+)?(?:{words})", rest)  # "55 mph or more"
         if match:
             return op, _number(match.group("n")), match.end()
     return None
@@ -1049,6 +1082,7 @@ def _build(
     verdict = asking is not None
     steps: list[Step] = []
     group_cols = [c for c in parts.categories] + [m for m in parts.measures if by_name[m].get("role") == "category"]
+    group_cols += _which_coded(q, mentions, parts, by_name) if not group_cols else []
     which = _asks_which(q, mentions, set(group_cols)) and bool(lx.HIGH_RE.search(q) or lx.LOW_RE.search(q))
     if which and not group_cols and ops.has("max", "min"):
         which = False  # "what are the highest and lowest prestige scores": the extremes themselves
@@ -1098,6 +1132,19 @@ def _build(
     if not steps:
         return None
     return _finish(question, text, steps, parts, decimals, "verdict" if verdict else "value", language, table)
+
+
+_WHICH_BEFORE = re.compile(r"\b(?:which|what)\s+(?:[^\W\d][\w-]*\s+){0,2}\(?\s*`?$")
+
+
+def _which_coded(q: str, mentions: list[_Mention], parts: _Parts, by_name: Mapping[str, Any]) -> list[str]:
+    """ "Which generation (gen) has the heaviest mice?": a numeric column of a few levels named right after
+    "which" is the groups asked about, not a measure."""
+    for m in mentions:
+        if m.name in parts.measures and _coded(by_name[m.name]) and _WHICH_BEFORE.search(q[: m.start]):
+            parts.measures.remove(m.name)
+            return [m.name]
+    return []
 
 
 _NAMED_BEFORE = re.compile(r"\s+(?:with|having|that\s+(?:has|had|have|shows?|gets?|got))\s+(?:the\s+)?$")
@@ -1205,7 +1252,9 @@ def _simple_steps(q: str, ops: _Ops, parts: _Parts, text: _Text, by_name: Mappin
         if name in ("distinct", "missing"):  # "how many distinct subjects, and how many distinct weights (Wt)"
             cols = parts.categories + parts.measures
             named = [c for c in cols if _between(c, text, pos, nxt)]
-            steps += [Step(name, (c,)) for c in (named or cols[:1])]
+            prev = ops.found[index - 1][0] if index else 0  # "A와 B의 결측치": the columns named before it
+            before = [c for c in cols if _between(c, text, prev, pos)]
+            steps += [Step(name, (c,)) for c in (named or before or cols[:1])]
             continue
         cols = [c for c in parts.measures if _between(c, text, pos, nxt)] or parts.measures
         op = name
@@ -1508,9 +1557,10 @@ def _correlation(q: str, ops: _Ops, parts: _Parts, decimals: int | None, languag
                                + (f" ({_listed(named)})" if named else ""), named or ("column",))  # fmt: skip
     method = next((m for m in ("spearman", "kendall", "pearson") if ops.has(m)), "pearson")
     show = ["value"] + (["p_value"] if lx.P_VALUE_RE.search(q) else [])
-    strong = lx.STRONG_WORD_RE.search(q)
     threshold = _first_number(lx.STRONG_RE, q)
     asking = _verdict_sentence(q, "ko" if re.search(r"[\uac00-\ud7a3]", q) else "en") or ""
+    # "is |rho| at least 0.5?": a yes/no on a threshold asks whether it is strong by that threshold
+    strong = lx.STRONG_WORD_RE.search(q) or (threshold is not None and lx.STRONG_RE.search(asking))
     significance = bool(lx.SIGNIFICANT_RE.search(asking))
     sign = next((p for p, pattern in lx.SIGN_WORDS if re.search(pattern, asking)), None)
     if verdict and significance:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from insightloom.config import CREDENTIAL_ENV_VARS
-from repo_paths import SCENARIO_OUTCOME_KEY, SHARED, load_contract
+from repo_paths import JOBS_REGISTRY_ENV, SCENARIO_OUTCOME_KEY, SHARED, load_contract
 
 #: The test being set up or run, and any whole job (the Supervisor stage) it drove without the e2e marker.
 _current: dict[str, Any] = {"nodeid": None, "e2e": True}
@@ -36,6 +36,14 @@ def _guarded_connect(self: socket.socket, address: Any) -> Any:
     return _real_connect(self, address)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _session_jobs_registry(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """A temporary job registry before any module or session fixture runs a job (each test gets its own below)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(JOBS_REGISTRY_ENV, str(tmp_path_factory.mktemp("session-registry") / "jobs.json"))
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _no_network_no_credentials(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
     monkeypatch.setattr(socket.socket, "connect", _guarded_connect)
@@ -57,6 +65,8 @@ def _no_network_no_credentials(monkeypatch: pytest.MonkeyPatch, tmp_path_factory
     monkeypatch.setenv("BOTO_CONFIG", str(empty / "boto.cfg"))
     monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
     monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    # Every job the CLI makes is recorded in the job registry: never in the developer's own data directory.
+    monkeypatch.setenv(JOBS_REGISTRY_ENV, str(tmp_path_factory.mktemp("registry") / "jobs.json"))
 
 
 @pytest.fixture

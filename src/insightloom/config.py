@@ -1,8 +1,8 @@
 """Settings: per-agent model specs, limits and paths, from YAML, env vars and CLI flags.
 
 Precedence, lowest to highest: built-in defaults → the config file (``--config PATH``, else ``INSIGHTLOOM_CONFIG``,
-else ``./insightloom.yaml``) → ``INSIGHTLOOM_PROVIDER`` / ``INSIGHTLOOM_ARTIFACTS`` / ``INSIGHTLOOM_MAX_FILE_MB`` →
-CLI flags. This is the only module that reads env vars for settings.
+else ``./insightloom.yaml``) → ``INSIGHTLOOM_PROVIDER`` / ``INSIGHTLOOM_ARTIFACTS`` / ``INSIGHTLOOM_MAX_FILE_MB`` /
+``INSIGHTLOOM_JOBS_REGISTRY`` → CLI flags. This is the only module that reads env vars for settings.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import configparser
 import dataclasses
 import logging
 import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -116,6 +117,10 @@ class Settings:
         provider: Default provider for all agents (``auto`` decides from credentials).
         agents: Per-role model specs.
         artifacts: Root folder for job folders; with an S3 ``artifact_store``, the local working copies.
+        jobs_registry: The file where the CLI records every job folder it makes, wherever it is (``--job-dir``
+            too), so ``insightloom jobs`` lists them all (:mod:`insightloom.job_registry`). :func:`load_settings`
+            fills in the user's data directory (:func:`default_jobs_registry`) or ``INSIGHTLOOM_JOBS_REGISTRY``;
+            None records nothing.
         artifact_store: ``s3://bucket/prefix`` when jobs live in S3 (``INSIGHTLOOM_ARTIFACTS=s3://...``), else None
             (the ``artifacts`` folder is the store).
         max_revisions: Plan revision rounds the reviewer may ask for.
@@ -165,6 +170,7 @@ class Settings:
     provider: str = "auto"
     agents: dict[str, AgentModelSpec] = field(default_factory=dict)
     artifacts: Path = Path("artifacts")
+    jobs_registry: Path | None = None
     artifact_store: str | None = None
     max_revisions: int = 3
     max_file_mb: float = 200.0
@@ -238,6 +244,7 @@ class Settings:
         raw["agents"] = {role: AgentModelSpec(**spec) for role, spec in (raw.get("agents") or {}).items()}
         raw["artifacts"] = Path(raw.get("artifacts") or "artifacts")
         raw["prompts_dir"] = Path(raw["prompts_dir"]) if raw.get("prompts_dir") else None
+        raw["jobs_registry"] = Path(raw["jobs_registry"]) if raw.get("jobs_registry") else None
         raw["skills_dirs"] = [Path(p) for p in raw.get("skills_dirs") or []]
         return cls(**raw)
 
@@ -246,6 +253,7 @@ class Settings:
         data = dataclasses.asdict(self)
         data["artifacts"] = str(self.artifacts)
         data["prompts_dir"] = str(self.prompts_dir) if self.prompts_dir else None
+        data["jobs_registry"] = str(self.jobs_registry) if self.jobs_registry else None
         data["skills_dirs"] = [str(p) for p in self.skills_dirs]
         return data
 
@@ -377,7 +385,7 @@ def _from_mapping(raw: dict[str, Any], source: str) -> Settings:
         )
     if str(raw.get("artifacts") or "").startswith(S3_SCHEME):
         raw["artifact_store"], raw["artifacts"] = str(raw["artifacts"]), default_work_dir()
-    for key in ("artifacts", "prompts_dir"):
+    for key in ("artifacts", "prompts_dir", "jobs_registry"):
         if raw.get(key) is not None:
             raw[key] = Path(raw[key]).expanduser()
     raw["skills_dirs"] = [Path(p).expanduser() for p in raw.get("skills_dirs") or []]
@@ -401,6 +409,22 @@ def default_work_dir(env: dict[str, str] | None = None) -> Path:
     """Where a process keeps its working copies of S3 jobs: ``INSIGHTLOOM_WORK_DIR``, else a cache folder."""
     env = dict(os.environ if env is None else env)
     return Path(env.get("INSIGHTLOOM_WORK_DIR") or Path.home() / ".cache" / "insightloom" / "work").expanduser()
+
+
+def default_jobs_registry(env: dict[str, str] | None = None) -> Path:
+    """The CLI's job registry in the user's data directory, where platformdirs' ``user_data_dir`` puts it.
+
+    ``$XDG_DATA_HOME/insightloom/jobs.json`` (``~/.local/share`` when unset or relative, as the XDG spec says), and
+    ``~/Library/Application Support/insightloom/jobs.json`` on macOS: the two systems the job lock (``fcntl``) runs
+    on, so no dependency is needed for the others.
+    """
+    env = dict(os.environ if env is None else env)
+    if sys.platform == "darwin":
+        base = Path.home() / "Library" / "Application Support"
+    else:
+        xdg = Path(env.get("XDG_DATA_HOME") or "").expanduser()
+        base = xdg if xdg.is_absolute() else Path.home() / ".local" / "share"
+    return base / "insightloom" / "jobs.json"
 
 
 def load_settings(
@@ -441,6 +465,10 @@ def load_settings(
     elif env.get("INSIGHTLOOM_ARTIFACTS"):
         settings.artifacts = Path(env["INSIGHTLOOM_ARTIFACTS"]).expanduser()
         settings.artifact_store = None
+    if env.get("INSIGHTLOOM_JOBS_REGISTRY"):
+        settings.jobs_registry = Path(env["INSIGHTLOOM_JOBS_REGISTRY"]).expanduser()
+    elif settings.jobs_registry is None:
+        settings.jobs_registry = default_jobs_registry(env)
     if env.get("INSIGHTLOOM_ASK_MEMORY"):
         settings.ask_memory = env["INSIGHTLOOM_ASK_MEMORY"]
     if env.get("INSIGHTLOOM_ASK_EMBEDDER"):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import hashlib
 import io
 import json
@@ -19,6 +20,7 @@ import os
 import secrets
 import stat
 import tempfile
+import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -490,6 +492,22 @@ def open_lock_file(path: Path, *, beneath: Path) -> int:
             f"{path} is not a regular file, so the host will not lock it.", "delete it; the host makes it again."
         )
     return fd
+
+
+def flock_within(fd: int, wait_s: float) -> bool:
+    """Take an exclusive ``flock`` on ``fd``, waiting at most ``wait_s``; False when another holder kept it.
+
+    Bounded, because whoever holds it (a leftover script process, a stuck run) must not stall the host for good.
+    """
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.05)
 
 
 def read_tail(path: Path, *, beneath: Path, max_bytes: int) -> str:

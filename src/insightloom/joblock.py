@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import BadInputError, UnsafePathError
-from .fileio import open_lock_file, read_text, write_json
+from .fileio import flock_within, open_lock_file, read_text, write_json
 
 logger = logging.getLogger(__name__)
 LOCK_FILE = "job.lock"
@@ -170,18 +170,11 @@ class JobLock:
 
     def _take_guard(self, fd: int) -> None:
         """``flock`` the guard, waiting at most :data:`GUARD_WAIT_S`: a script may hold it to stall the host."""
-        deadline = time.monotonic() + GUARD_WAIT_S
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise JobLocked(
-                        f"Job {self.path.parent}: its lock guard stayed held for {GUARD_WAIT_S:.0f} s.",
-                        "stop whatever holds it (a leftover script process), or delete the guard file and retry.",
-                    ) from None
-                self._stop.wait(0.05)
+        if not flock_within(fd, GUARD_WAIT_S):
+            raise JobLocked(
+                f"Job {self.path.parent}: its lock guard stayed held for {GUARD_WAIT_S:.0f} s.",
+                "stop whatever holds it (a leftover script process), or delete the guard file and retry.",
+            )
 
     def __exit__(self, *exc: object) -> None:
         self._stop.set()

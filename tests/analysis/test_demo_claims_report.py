@@ -10,7 +10,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -22,13 +21,14 @@ import pytest
 from docx import Document
 
 from insightloom.claims.wording import claim_text
+from repo_paths import child_env
 
 pytestmark = pytest.mark.e2e
 
 
 def _demo(folder: Path) -> Path:
     job_dir = folder / "demo"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_ACCESS", "AWS_SECRET", "INSIGHTLOOM_"))}
+    env = child_env("AWS_ACCESS", "AWS_SECRET", "INSIGHTLOOM_")
     done = subprocess.run(
         [sys.executable, "-m", "insightloom", "demo", "--job-dir", str(job_dir)],
         cwd=folder, env=env, capture_output=True, text=True, timeout=900, check=False,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -10,6 +11,8 @@ import pytest
 from typer.testing import CliRunner
 
 from insightloom.cli import app
+from insightloom.job_registry import record_job
+from insightloom.jobs import JobFolder
 from repo_paths import DATA
 
 
@@ -68,6 +71,21 @@ def test_jobs_lists_status(finished_job: Path) -> None:
     result = CliRunner().invoke(app, ["jobs", "--artifacts", str(finished_job.parent)])
     job_id = json.loads((finished_job / "job.json").read_text())["id"]
     assert result.exit_code == 0 and job_id[:15] in result.stdout and "completed" in result.stdout
+
+
+def test_jobs_lists_the_registry_s_jobs_and_says_where_it_looked_when_there_are_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    registry = Path(os.environ["INSIGHTLOOM_JOBS_REGISTRY"])  # the test's own (conftest)
+    empty = CliRunner().invoke(app, ["jobs"])
+    assert empty.exit_code == 0 and empty.stdout == ""
+    assert str(tmp_path / "artifacts") in empty.stderr and str(registry) in empty.stderr
+    assert "insightloom run" in empty.stderr and "--job-dir" in empty.stderr
+    job = JobFolder.create(tmp_path / "artifacts", tmp_path / "elsewhere" / "job")
+    record_job(registry, job.id, job.root)
+    listed = CliRunner().invoke(app, ["jobs"], env={"COLUMNS": "300"})
+    assert job.id in listed.stdout and str(job.root) in listed.stdout and "queued" in listed.stdout
 
 
 def test_skills_list_finds_builtin_and_cwd_skills(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

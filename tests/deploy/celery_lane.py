@@ -17,6 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from repo_paths import child_env
+
 REDIS = shutil.which("redis-server") or "/usr/bin/redis-server"
 
 
@@ -93,7 +95,7 @@ class RedisServer:
 
 def worker_env(broker: str, artifacts: str, home: Path, **extra: str) -> dict[str, str]:
     """A clean worker environment: the broker, the store, offline chosen explicitly, no AWS credentials or probes."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "INSIGHTLOOM_", "CELERY_"))}
+    env = child_env("AWS_", "INSIGHTLOOM_", "CELERY_")
     env.update(
         CELERY_BROKER_URL=broker,
         INSIGHTLOOM_ARTIFACTS=artifacts,

@@ -7,7 +7,6 @@ AgentCore would; the in-process tests hold a step at a gate to see ``/ping`` and
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import threading
@@ -29,6 +28,7 @@ from insightloom.errors import BadInputError
 from insightloom.service.agentcore import check_outside_store, input_names, parse_decision
 from insightloom.storage.s3 import S3Store
 from insightloom.workflow import Decision
+from repo_paths import child_env
 from small_sales import write_small_sales_csv
 
 REPO = Path(__file__).resolve().parents[2]
@@ -42,7 +42,7 @@ ERROR_KEYS = {"detail", "fix"}
 
 def _clean_env(home: Path, **extra: str) -> dict[str, str]:
     """No AWS or insightloom settings from the outside, HOME empty, never the instance-metadata address."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "INSIGHTLOOM_"))}
+    env = child_env("AWS_", "INSIGHTLOOM_")
     env.update(
         HOME=str(home),
         AWS_EC2_METADATA_DISABLED="true",

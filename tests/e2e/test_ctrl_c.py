@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -12,13 +11,14 @@ from pathlib import Path
 import pytest
 
 from insightloom.wide_demo_data import ATTRIBUTES, generate_wide_csv
+from repo_paths import child_env
 
 pytestmark = pytest.mark.e2e
 
 
 def test_ctrl_c_mid_run_cancels_and_keeps_files(tmp_path: Path) -> None:
     job = tmp_path / "job"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("INSIGHTLOOM_")}
+    env = child_env("INSIGHTLOOM_")
     # A long plan (a breakdown per attribute of the wide sample table): the Coder is still at work when Ctrl-C lands,
     # however fast each script runs.
     data = generate_wide_csv(tmp_path / "wide.csv")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -14,7 +13,7 @@ import pytest
 from jobcheck import check_job
 
 from insightloom.report.appendix import is_trivial
-from repo_paths import DATA
+from repo_paths import DATA, child_env
 
 pytestmark = pytest.mark.e2e
 REQUEST = "Analyze this data and write a DOCX report"
@@ -34,7 +33,7 @@ def assert_every_printed_number_verified(job_dir: Path) -> None:
 def cli(
     *args: str, cwd: Path, stdin: str | None = None, extra_env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_ACCESS", "AWS_SECRET", "INSIGHTLOOM_"))}
+    env = child_env("AWS_ACCESS", "AWS_SECRET", "INSIGHTLOOM_")
     env.update(extra_env or {})
     return subprocess.run(
         [sys.executable, "-m", "insightloom", *args],

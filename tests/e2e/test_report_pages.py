@@ -31,7 +31,7 @@ from docx.text.paragraph import Paragraph
 from insightloom.report import docx_build as build
 from insightloom.report.pdf import appendix_pages, docx_to_pdf, find_libreoffice, image_pages, page_texts
 from insightloom.report.render import REFERENCES_HEADINGS
-from repo_paths import DATA
+from repo_paths import DATA, child_env
 
 pytestmark = pytest.mark.e2e
 REQUEST = "Analyze this data and write a DOCX report"
@@ -66,7 +66,7 @@ def _require_tools() -> None:
 
 
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_ACCESS", "AWS_SECRET", "INSIGHTLOOM_"))}
+    env = child_env("AWS_ACCESS", "AWS_SECRET", "INSIGHTLOOM_")
     return subprocess.run(
         [sys.executable, "-m", "insightloom", *args],
         cwd=cwd,

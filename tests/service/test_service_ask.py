@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import socket
 import subprocess
 import sys
@@ -25,6 +24,7 @@ from insightloom.fileio import write_text_atomic
 from insightloom.service import ServiceConfig, create_app
 from insightloom.service.errors_http import internal_body
 from insightloom.service.manager import OWNERS_DIR
+from repo_paths import child_env
 
 pytestmark = pytest.mark.e2e
 
@@ -236,7 +236,7 @@ def test_insightloom_serve_over_a_folder_of_cli_jobs_lists_and_opens_them(jobs: 
     config = tmp_path / "insightloom.yaml"
     config.write_text(f"artifacts: {json.dumps(str(jobs.root))}\nprovider: offline\n", encoding="utf-8")
     port = _free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("INSIGHTLOOM_")}
+    env = child_env("INSIGHTLOOM_")
     command = [sys.executable, "-m", "insightloom", "serve", "--port", str(port), "--config", str(config)]
     server = subprocess.Popen(command, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     url = f"http://127.0.0.1:{port}"

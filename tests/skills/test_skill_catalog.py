@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.resources
 import logging
+import shutil
 from pathlib import Path
 
 import pytest
@@ -79,6 +80,27 @@ def test_order_and_override_with_warning(tmp_path: Path, caplog: pytest.LogCaptu
     overrides = [r.getMessage() for r in caplog.records if "overrides" in r.getMessage()]
     assert len(overrides) == 2
     assert any("chart-legibility" in m and str(extra) not in m for m in overrides)
+
+
+def test_the_same_skill_at_two_paths_is_no_override(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    # A non-editable install's built-ins beside the repository's ./skills: copies, not a link, so only the content
+    # tells that they are the same skills.
+    builtin = builtin_skills_dir()
+    assert builtin is not None
+    shutil.copytree(builtin, tmp_path / "skills")
+    copy = write_skill(tmp_path / "team", "team-skill", description="Team rules")
+    shutil.copytree(copy, tmp_path / "team-copy" / "team-skill")
+    (tmp_path / "team-copy" / "team-skill" / ".DS_Store").write_bytes(b"\0")  # litter is not content
+    changed = write_skill(tmp_path / "changed", "data-quality", description="Our own data checks")
+    with caplog.at_level(logging.WARNING, logger="insightloom.skills"):
+        catalog = discover_skills([tmp_path / "team", tmp_path / "team-copy"], cwd=tmp_path)
+    assert not [r for r in caplog.records if "overrides" in r.getMessage()]
+    assert set(catalog.names()) >= BUILTIN | {"team-skill"}
+    with caplog.at_level(logging.WARNING, logger="insightloom.skills"):
+        catalog = discover_skills([changed.parent], cwd=tmp_path)
+    [override] = [r.getMessage() for r in caplog.records if "overrides" in r.getMessage()]
+    assert "data-quality" in override and str(changed / "SKILL.md") in override
+    assert catalog.get("data-quality").description == "Our own data checks"
 
 
 def test_relative_extra_dir_is_taken_from_cwd(tmp_path: Path) -> None:

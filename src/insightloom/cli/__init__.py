@@ -17,14 +17,13 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
+from rich.table import Column, Table
 
 from .. import __version__
 from ..config import Settings, load_settings, resolve_auto_provider
 from ..errors import BadInputError, InsightloomError
 from ..fileio import is_regular_file, read_json
-from ..jobs import JobFolder, iter_jobs
-from ..storage.ids import job_id_of
+from ..jobs import JobFolder
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Data files + a request → a verified, cited report.")
 skills_app = typer.Typer(help="Skills the Coder can load.", no_args_is_help=True)
@@ -90,6 +89,7 @@ def _run(
             "Plan review needs a terminal, and stdin is not one.", "pass --yes to approve the plan automatically."
         )
     job = JobFolder.create(settings.artifacts, job_dir)
+    _register(settings, job)
     _cancel_on_ctrl_c(job)
     if not quiet:
         job.events.subscribe(ProgressPrinter(err, verbose=verbose > 0))
@@ -117,6 +117,14 @@ def _run(
     err.print(line, highlight=False)
     typer.echo(str(outcome.job_dir))
     return outcome.exit_code
+
+
+def _register(settings: Settings, job: JobFolder) -> None:
+    """Record the job's folder in the job registry, so `insightloom jobs` lists it from any folder."""
+    if settings.jobs_registry is not None:
+        from ..job_registry import record_job
+
+        record_job(settings.jobs_registry, job.id, job.root)
 
 
 def _cancel_on_ctrl_c(job: JobFolder) -> None:
@@ -316,18 +324,30 @@ def serve(
 def jobs(
     artifacts: Annotated[Path | None, typer.Option(help="Artifacts folder (default from config).")] = None,
 ) -> None:
-    """List jobs with their status."""
+    """List the jobs the CLI made, wherever their folder is, and those in the artifacts folder, with their status."""
+    from ..job_registry import known_jobs
+
     try:
-        root = artifacts or load_settings(None).artifacts
+        settings = load_settings(None)
     except InsightloomError as exc:
         raise _fail(exc) from None
-    table = Table("id", "status", "stage", "created_at")
-    for folder, data in iter_jobs(root):
-        try:  # the id as the folder gives it: job.json's alone may have been rewritten by a script
-            job_id = job_id_of(folder, data.get("id"))
-        except BadInputError:
-            job_id = f"{folder.name} (job.json id refused)"
-        table.add_row(job_id, data.get("status", "?"), str(data.get("stage")), data.get("created_at", ""))
+    root = (artifacts or settings.artifacts).expanduser()
+    found = known_jobs(root, settings.jobs_registry)
+    if not found:
+        err.print(
+            f"No jobs in the artifacts folder {root.resolve()} or in the job registry {settings.jobs_registry}. "
+            "A job is listed once `insightloom run` or `insightloom demo` makes it (with --job-dir too); for jobs "
+            "in another artifacts folder, pass --artifacts FOLDER.",
+            highlight=False,
+            markup=False,
+        )
+        return
+    # Folded, never cut short with an ellipsis: the id and the folder are what a user copies into the next command.
+    table = Table(Column("id", overflow="fold"), "status", "stage", "created_at", Column("folder", overflow="fold"))
+    for job in found:
+        status = job.status
+        cells = (job.id, status.get("status", "?"), status.get("stage") or "", status.get("created_at", ""), job.root)
+        table.add_row(*(escape(str(cell)) for cell in cells))  # job.json is the job's: text, never Rich markup
     Console().print(table)
 
 

@@ -85,8 +85,13 @@ class JobManager:
         self.settings = settings
         self.config = config
         self.root = settings.artifacts.expanduser().resolve()
-        #: Where job folders live for good: ``root`` itself, or S3 with working copies in ``root``.
-        self.store: ArtifactStore = open_store(settings.artifact_store, self.root)
+        #: Where job folders live for good: ``root`` itself, or S3 with working copies in ``root``. A single-user
+        #: server also shows the jobs the CLI made elsewhere (``--job-dir``), as ``insightloom jobs`` does.
+        self.store: ArtifactStore = (
+            LocalStore(self.root, registry=settings.jobs_registry)
+            if config.open and config.deployment is None and not settings.artifact_store
+            else open_store(settings.artifact_store, self.root)
+        )
         #: The job folders on this machine (the store itself when it is local): jobs running here are read there.
         self._local: ArtifactStore = self.store if not self.store.remote else LocalStore(self.root)
         self.cwd = cwd or Path.cwd()

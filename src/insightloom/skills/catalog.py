@@ -9,6 +9,7 @@ file outside a skills folder.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.resources
 import logging
 import re
@@ -19,6 +20,7 @@ from pathlib import Path
 from strands.vended_plugins.skills import Skill as StrandsSkill
 
 from insightloom.errors import UnknownSkillError
+from insightloom.fileio import file_digest, iter_real_files
 
 logger = logging.getLogger(__name__)
 
@@ -225,11 +227,26 @@ def skill_folders(extra_dirs: Sequence[Path] = (), cwd: Path | None = None) -> l
     return seen
 
 
+def folder_digest(folder: Path) -> str:
+    """A SHA-256 of a skill folder's content: each file's relative path and bytes, hidden files and caches aside.
+
+    Two folders with the same digest are the same skill wherever they sit, so one replacing the other changes nothing.
+    """
+    digest = hashlib.sha256()
+    for path in sorted(iter_real_files(folder)):
+        relative = path.relative_to(folder)
+        if any(part.startswith(".") or part == "__pycache__" for part in relative.parts):
+            continue
+        digest.update(f"{relative.as_posix()}\0{file_digest(path, beneath=folder)}\0".encode())
+    return digest.hexdigest()
+
+
 def discover_skills(extra_dirs: Sequence[Path] = (), cwd: Path | None = None) -> SkillCatalog:
     """Scan every skills folder now and return the catalog.
 
     It re-scans on every call, so a folder added between jobs is found by the next job without a restart. A later
-    folder's skill replaces an earlier one of the same name, with a warning naming both files.
+    folder's skill replaces an earlier one of the same name, with a warning naming both files, unless both folders
+    hold the same content (:func:`folder_digest`).
 
     Args:
         extra_dirs: Configured skills folders, scanned last (highest precedence).
@@ -242,7 +259,11 @@ def discover_skills(extra_dirs: Sequence[Path] = (), cwd: Path | None = None) ->
     for folder in skill_folders(extra_dirs, cwd):
         for skill in scan_folder(folder):
             previous = found.get(skill.name)
-            if previous is not None:
+            if previous is not None and folder_digest(skill.path.parent) == folder_digest(previous.path.parent):
+                # The same skill in two places (a non-editable install's built-ins beside the repository's
+                # ./skills): nothing is overridden, so there is nothing to warn about.
+                logger.debug("Skill %r in %s is the same as in %s.", skill.name, skill.path, previous.path)
+            elif previous is not None:
                 logger.warning("Skill %r from %s overrides the one from %s.", skill.name, skill.path, previous.path)
             found[skill.name] = skill
     logger.debug("Discovered %d skills: %s", len(found), ", ".join(sorted(found)))

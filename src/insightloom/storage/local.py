@@ -9,6 +9,7 @@ reach: the sandbox only sees its own job folder.
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 import threading
 from collections.abc import Iterator
@@ -25,6 +26,7 @@ from ..fileio import (
     write_chunks_atomic,
     write_text_atomic,
 )
+from ..job_registry import RegistryIndex
 from ..joblock import JobLock, lock_alive
 from .base import HeldLock, MetaKind, listed
 from .ids import JOB_ID_RE, check_job_id, check_relative
@@ -46,24 +48,34 @@ class LocalStore:
 
     Args:
         root: The artifacts folder (created on first write).
+        registry: The CLI's job registry (:mod:`insightloom.job_registry`), for a single-user server: the jobs it
+            holds are this store's too, wherever their folder is (``--job-dir``). A job in ``root`` wins over a
+            registered one of the same id.
     """
 
     remote = False
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, registry: Path | None = None) -> None:
         self.root = root.expanduser().resolve()
         self.uri = str(self.root)
+        self._registry = RegistryIndex(registry) if registry is not None else None
 
     # -- job folders ----------------------------------------------------------------------------------------------
 
     def job_dir(self, job_id: str) -> Path:
-        return self.root / check_job_id(job_id)
+        own = self.root / check_job_id(job_id)
+        if self._registry is None or os.path.lexists(own):
+            return own
+        return self._registry.find(job_id) or own
 
     def job_ids(self) -> list[str]:
-        if not self.root.is_dir():
-            return []
-        found = (p.parent for p in self.root.glob("*/job.json"))
-        return sorted(d.name for d in found if JOB_ID_RE.fullmatch(d.name) and not d.is_symlink())
+        ids: set[str] = set()
+        if self.root.is_dir():
+            found = (p.parent for p in self.root.glob("*/job.json"))
+            ids = {d.name for d in found if JOB_ID_RE.fullmatch(d.name) and not d.is_symlink()}
+        if self._registry is not None:
+            ids.update(job.id for job in self._registry.jobs())
+        return sorted(ids)
 
     def open_file(self, job_id: str, relative: str) -> tuple[BinaryIO, int] | None:
         """A listed, regular job file opened without passing through a link, and its size, or None; the caller

@@ -120,3 +120,12 @@ def test_a_model_family_the_catalog_lacks_is_refused_naming_it(question: str, na
     found = parse_question(question, PROFILE)
     assert isinstance(found, Refusal) and found.kind == UNSUPPORTED, found
     assert named in found.named
+
+
+def test_a_period_word_before_a_measure_of_a_table_with_no_time_axis_is_its_unit() -> None:
+    found = _request("Average annual passengers per row, rounded to the nearest whole number.")
+    assert (found.steps[0].op, found.steps[0].columns, found.decimals) == ("mean", ("passengers",), 0)
+    dated = {"tables": [{**PROFILE["tables"][0], "time_axis": {"column": "date", "grain": "day"}}]}
+    refused = parse_question("Average annual passengers per row?", dated)
+    assert isinstance(refused, Refusal) and "annual" in refused.reason, refused
+    assert isinstance(parse_question("Monthly average passengers?", PROFILE), Refusal)  # a grain of the mean

@@ -866,6 +866,7 @@ def _parse(question: str, profile: Mapping[str, Any], view: str | None) -> StatR
     mentions = sorted(mentions + _adjective_mentions(text, columns, mentions), key=lambda m: (m.start, m.name))
     lowered = _normal(question)
     mentions = [m for m in mentions if not _UNIT_OF_ROWS.search(lowered[: m.start])]
+    _take_measure_periods(text, mentions, table)
     weak = _weak_mentions(text, columns)
     terms = sorted((m.span() for p in lx.UNSUPPORTED_WORDS for m in text.find(p)), key=lambda span: span[0])
     if re.search(r"\bregress|회귀", text.text):  # "a regression predicting Y from X", "one predictor": its roles
@@ -928,6 +929,20 @@ def _parse(question: str, profile: Mapping[str, Any], view: str | None) -> StatR
     if isinstance(built, StatRequest) and per_part:
         return replace(built, part_decimals=tuple(sorted(per_part.items())))
     return built
+
+
+_MEASURE_PERIOD = re.compile(r"\b(?:daily|weekly|monthly|quarterly|yearly|annual)\s+`?$")
+
+
+def _take_measure_periods(text: _Text, mentions: list[_Mention], table: Mapping[str, Any]) -> None:
+    """ "average annual passengers" in a table with no time axis: the period is the unit the column is stored in
+    (each row's passengers a year), not a filter or a grain, since no column could make one."""
+    if table.get("time_axis"):
+        return
+    for m in mentions:
+        period = _MEASURE_PERIOD.search(text.text[: m.start])
+        if period:
+            text.take(period.start(), period.end())
 
 
 _ROW_NOUNS = frozenset(["row", "record", "entry", "observation", "case", "sample"])

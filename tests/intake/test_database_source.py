@@ -14,11 +14,14 @@ import pytest
 from typer.testing import CliRunner
 
 from insightloom.cli import app
+from insightloom.config import Settings
 from insightloom.contracts import load_schema
 from insightloom.errors import BadInputError
 from insightloom.intake import ingest
 from insightloom.intake.database import MANIFEST, DatabaseSource, SnapshotLimits, ingest_database
 from insightloom.intake.profile import DataProfile
+from insightloom.workflow import JobOptions, create_job, load_runtime, stages
+from insightloom.workflow.pipeline import job_inputs
 from pg_server import ShopDatabase
 
 LIMITS = SnapshotLimits(max_rows=10_000, max_mb=64, timeout_s=30)
@@ -132,6 +135,20 @@ def test_the_snapshot_is_what_later_intakes_read(login: ShopDatabase, tmp_path: 
     (tmp_path / "data" / "orders.parquet").write_bytes(b"changed")
     with pytest.raises(BadInputError, match="changed after intake"):
         snapshot(login, tmp_path)
+
+
+def test_a_resumed_job_reads_the_snapshot_request_json_names(login: ShopDatabase, tmp_path: Path) -> None:
+    source = DatabaseSource.parse(login.url, ["customers"])
+    rt = create_job(
+        JobOptions(inputs=[], request="analyze", settings=Settings(), job_dir=tmp_path / "job", source=source)
+    )
+    stages.intake(rt, [], None)
+    with login.connect() as conn:
+        conn.execute("INSERT INTO customers VALUES (999, 'Late', 'retail', 'Seoul', date '2024-06-01')")
+    resumed = load_runtime(rt.root)
+    stages.intake(resumed, job_inputs(resumed), None)  # what `insightloom resume` does for a job stopped in intake
+    assert resumed.profile is not None and resumed.profile.tables[0].rows == 24
+    assert len(pd.read_parquet(rt.root / "cache" / "customers.parquet")) == 24
 
 
 def test_a_table_profiles_as_its_csv_export_does(login: ShopDatabase, tmp_path: Path) -> None:

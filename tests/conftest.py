@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from insightloom.config import CREDENTIAL_ENV_VARS
+from insightloom.config import CREDENTIAL_ENV_VARS, DB_PASSWORD_ENV_VARS, SNAPSHOT_ENV
+from pg_server import postgres_server, shop_db  # noqa: F401 (fixtures: a real PostgreSQL on a loopback port)
 from repo_paths import JOBS_REGISTRY_ENV, SCENARIO_OUTCOME_KEY, SHARED, load_contract
 
 #: The test being set up or run, and any whole job (the Supervisor stage) it drove without the e2e marker.
@@ -58,8 +59,17 @@ def _no_network_no_credentials(monkeypatch: pytest.MonkeyPatch, tmp_path_factory
         "INSIGHTLOOM_ASK_MEMORY",
         "INSIGHTLOOM_ASK_EMBEDDER",
         "INSIGHTLOOM_ASK_EMBEDDER_URL",
+        # No database login or limit of the machine's: each test names its own.
+        *DB_PASSWORD_ENV_VARS,
+        *SNAPSHOT_ENV.values(),
+        "PGUSER",
+        "PGHOST",
+        "PGPORT",
+        "PGDATABASE",
+        "PGSERVICE",
     ):
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("PGPASSFILE", str(empty / "pgpass"))  # never the user's ~/.pgpass
     monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(empty / "credentials"))
     monkeypatch.setenv("AWS_CONFIG_FILE", str(empty / "config"))
     monkeypatch.setenv("BOTO_CONFIG", str(empty / "boto.cfg"))

@@ -2,13 +2,15 @@
 
 Precedence, lowest to highest: built-in defaults → the config file (``--config PATH``, else ``INSIGHTLOOM_CONFIG``,
 else ``./insightloom.yaml``) → ``INSIGHTLOOM_PROVIDER`` / ``INSIGHTLOOM_ARTIFACTS`` / ``INSIGHTLOOM_MAX_FILE_MB`` /
-``INSIGHTLOOM_JOBS_REGISTRY`` → CLI flags. This is the only module that reads env vars for settings.
+``INSIGHTLOOM_JOBS_REGISTRY`` (and the snapshot limits, ``SNAPSHOT_ENV``) → CLI flags. This is the only module that
+reads env vars for settings, and for credentials (AWS, a database password).
 """
 
 from __future__ import annotations
 
 import configparser
 import dataclasses
+import getpass
 import logging
 import os
 import sys
@@ -125,6 +127,10 @@ class Settings:
             (the ``artifacts`` folder is the store).
         max_revisions: Plan revision rounds the reviewer may ask for.
         max_file_mb: Largest input file accepted.
+        max_snapshot_rows: Most rows intake reads from one database table or query (``docs/sources.md``); more is
+            refused, naming the fix, never cut silently.
+        max_snapshot_mb: Most data (Arrow's in-memory size, in MB) intake reads from one table or query.
+        sql_timeout_s: Seconds a database snapshot may take in all, and each of its statements on the server.
         runner: ``warm`` (fork server) or ``cold`` (fresh interpreter per script).
         script_timeout_s: Default wall-clock limit per script.
         prompts_dir: Folder whose ``<role>.md`` files override the built-in prompts.
@@ -174,6 +180,9 @@ class Settings:
     artifact_store: str | None = None
     max_revisions: int = 3
     max_file_mb: float = 200.0
+    max_snapshot_rows: int = 5_000_000
+    max_snapshot_mb: float = 1024.0
+    sql_timeout_s: float = 300.0
     runner: str = "warm"
     script_timeout_s: int = 120
     prompts_dir: Path | None = None
@@ -307,6 +316,9 @@ _POSITIVE_LIMITS = (
     "max_wall_seconds",
     "max_job_mb",
     "max_job_files",
+    "max_snapshot_rows",
+    "max_snapshot_mb",
+    "sql_timeout_s",
     "clue_budget_tokens",
     "handoff_budget_tokens",
 )
@@ -481,7 +493,68 @@ def load_settings(
             settings.max_file_mb = float(env["INSIGHTLOOM_MAX_FILE_MB"])
         except ValueError as exc:
             raise ConfigError("INSIGHTLOOM_MAX_FILE_MB must be a number.", "e.g. INSIGHTLOOM_MAX_FILE_MB=200") from exc
+    for key, name in SNAPSHOT_ENV.items():
+        if env.get(name):
+            setattr(settings, key, _env_limit(env[name], name, int if key == "max_snapshot_rows" else float))
     return settings
+
+
+#: Env vars for the database snapshot limits, by setting.
+SNAPSHOT_ENV: dict[str, str] = {
+    "max_snapshot_rows": "INSIGHTLOOM_MAX_SNAPSHOT_ROWS",
+    "max_snapshot_mb": "INSIGHTLOOM_MAX_SNAPSHOT_MB",
+    "sql_timeout_s": "INSIGHTLOOM_SQL_TIMEOUT_S",
+}
+
+
+def _env_limit(text: str, name: str, kind: type[int] | type[float]) -> int | float:
+    try:
+        value = kind(text)
+    except ValueError:
+        value = 0
+    if value <= 0:
+        example = "1000000" if kind is int else "300"
+        raise ConfigError(f"{name} must be a positive {'whole number' if kind is int else 'number'}, not {text!r}.",
+                          f"e.g. {name}={example}")  # fmt: skip
+    return value
+
+
+#: Env vars that may hold a database password, first set wins; the command line never may (``docs/sources.md``).
+DB_PASSWORD_ENV_VARS: tuple[str, ...] = ("INSIGHTLOOM_DB_PASSWORD", "PGPASSWORD")
+
+
+def database_password(
+    host: str | None,
+    port: int | None,
+    database: str | None,
+    user: str | None,
+    *,
+    env: dict[str, str] | None = None,
+    home: Path | None = None,
+) -> tuple[str | None, str]:
+    """The password for a database connection, and where it came from (for the log and a refusal's fix).
+
+    ``DB_PASSWORD_ENV_VARS`` first, then the password file libpq reads (``PGPASSFILE``, else ``~/.pgpass``), matched
+    on host, port, database and user with libpq's defaults for what the URL leaves out. None: no password is sent,
+    for servers that trust the client or check a certificate.
+    """
+    from .intake.database.pgpass import passfile_password
+
+    env = dict(os.environ if env is None else env)
+    for name in DB_PASSWORD_ENV_VARS:
+        if env.get(name):
+            return env[name], name
+    path = Path(env.get("PGPASSFILE") or (home or Path.home()) / ".pgpass").expanduser()
+    user = user or env.get("PGUSER") or getpass.getuser()
+    host = host or env.get("PGHOST") or "localhost"
+    found = passfile_password(
+        path,
+        host="localhost" if host.startswith("/") else host,  # libpq's name for a Unix-socket connection
+        port=str(port or env.get("PGPORT") or 5432),
+        database=database or env.get("PGDATABASE") or user,
+        user=user,
+    )
+    return (found, f"password file {path}") if found is not None else (None, "none")
 
 
 #: Env vars that point boto3 at a container credentials endpoint (ECS/Fargate task roles, EKS Pod Identity).

@@ -23,7 +23,7 @@ import tempfile
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, BinaryIO, NamedTuple
 
 from .errors import UnsafePathError
 
@@ -122,20 +122,34 @@ def write_chunks_atomic(path: Path, chunks: Iterable[bytes], *, beneath: Path) -
         UnsafePathError: A folder below ``beneath`` is a symbolic link, or ``path`` is outside ``beneath``.
     """
     digest = hashlib.sha256()
+    with atomic_writer(path, beneath=beneath) as handle:
+        for chunk in chunks:
+            digest.update(chunk)
+            handle.write(chunk)
+    return digest.hexdigest()
+
+
+@contextlib.contextmanager
+def atomic_writer(path: Path, *, beneath: Path) -> Iterator[BinaryIO]:
+    """A binary handle on a temp file beside ``path``, renamed over it when the block ends without an error.
+
+    For writers that stream (a Parquet writer fed in chunks): as :func:`write_chunks_atomic`, nothing is written
+    through a link, and a failed block leaves no file behind.
+
+    Raises:
+        UnsafePathError: A folder below ``beneath`` is a symbolic link, or ``path`` is outside ``beneath``.
+    """
     with _parent_dir(path, beneath, create=True) as (dir_fd, name):
         tmp = f".{name}.{secrets.token_hex(6)}.tmp"
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644, dir_fd=dir_fd)
         try:
             with os.fdopen(fd, "wb") as handle:
-                for chunk in chunks:
-                    digest.update(chunk)
-                    handle.write(chunk)
+                yield handle
             os.rename(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
         except BaseException:
             with contextlib.suppress(OSError):
                 os.unlink(tmp, dir_fd=dir_fd)
             raise
-    return digest.hexdigest()
 
 
 @contextlib.contextmanager

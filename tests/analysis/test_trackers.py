@@ -240,3 +240,19 @@ def test_a_numpy_float_group_key_is_a_plain_sql_literal() -> None:
     from insightloom.analysis_utils.sql import ql
 
     assert ql(np.float64(5.0)) == "5.0" and ql(np.int64(3)) == "3"
+
+
+def test_a_boolean_outcome_check_counts_what_pandas_counts() -> None:
+    """A BOOLEAN column (a database's, an XLSX's TRUE/FALSE): pandas reads its yes value as "True", DuckDB as
+    "true"; the check and the pandas value must still agree."""
+    import duckdb
+
+    from insightloom.analysis_utils.trackers import outcome_sql, outcome_values
+
+    con = duckdb.connect()
+    con.register("flags", pd.DataFrame({"paid": pd.array([True, False, True, None, True], dtype="boolean")}))
+    con.register("texts", pd.DataFrame({"paid": ["True", "False", "True", None]}))  # a CSV's text: exact, as before
+    flags = con.execute("SELECT paid FROM flags").df()["paid"]
+    assert outcome_values(flags, "True").mean() == 0.75
+    assert con.execute(f"SELECT AVG({outcome_sql('paid', 'True')}) FROM flags").fetchone() == (0.75,)
+    assert con.execute(f"SELECT AVG({outcome_sql('paid', 'True')}) FROM texts").fetchone() == (2 / 3,)

@@ -188,6 +188,31 @@ EXAMPLES: dict[str, list[Any]] = {
             "language": "en",
         },
     ],
+    "request": [
+        {
+            "request": "Analyze this sales data",
+            "language": "en",
+            "inputs": ["sales.csv"],
+            "columns_file": None,
+            "cwd": "/home/me",
+            "created_at": TS,
+        },
+        {
+            "request": "Revenue by customer segment",
+            "language": "en",
+            "inputs": [],
+            "columns_file": None,
+            "cwd": "/home/me",
+            "source": {
+                "kind": "database",
+                "url": "postgresql://analyst@db.example:5432/shop",
+                "tables": ["orders", "public.customers"],
+                "query": "SELECT region, sum(amount) AS revenue FROM orders GROUP BY region",
+                "query_name": "by_region",
+            },
+            "created_at": TS,
+        },
+    ],
     "usage": [
         {"agents": {role: dict(USAGE_ROW) for role in ROLES}, "total": dict(USAGE_ROW, calls=16)},
     ],

@@ -141,7 +141,7 @@ def test_every_reference_contract_has_a_package_schema(shared_dir: Path) -> None
 
 
 #: The package's own contracts, with no reference in the design to be compatible with.
-PACKAGE_ONLY = ("profile", "ask_event")
+PACKAGE_ONLY = ("profile", "ask_event", "request")
 
 
 def test_only_the_package_own_contracts_lack_a_reference(shared_dir: Path) -> None:

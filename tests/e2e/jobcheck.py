@@ -34,11 +34,9 @@ def body_text(docx: Path) -> tuple[str, int, int]:
 
 def check_job(job_dir: Path, *, min_charts: int, min_markers: int) -> dict:
     """Assert the finished job is complete, valid and fully cited; return facts for further checks."""
-    validate = {
-        name: load_contract(name)
-        for name in ("job", "shared_state", "calculation_metadata", "citations", "audit_findings", "usage", "event")
-    }
-    for name in ("job", "shared_state", "calculation_metadata", "citations", "audit_findings", "usage"):
+    files = ("job", "request", "shared_state", "calculation_metadata", "citations", "audit_findings", "usage")
+    validate = {name: load_contract(name) for name in (*files, "event")}
+    for name in files:
         jsonschema.validate(json.loads((job_dir / f"{name}.json").read_text(encoding="utf-8")), validate[name])
     events = [json.loads(line) for line in (job_dir / "events.jsonl").read_text(encoding="utf-8").splitlines()]
     for event in events:

@@ -238,7 +238,10 @@ def outcome_sql(column: str, positive: str | None) -> str:
     if positive is None:
         return dbl(column)
     col = qi(column)
-    return f"CASE WHEN {col} IS NULL THEN NULL WHEN CAST({col} AS VARCHAR) = {ql(positive)} THEN 1.0 ELSE 0.0 END"
+    text = f"CAST({col} AS VARCHAR)"
+    if positive in ("True", "False"):  # a BOOLEAN column (XLSX, a database): pandas writes True, DuckDB true
+        text, positive = f"lower({text})", positive.lower()
+    return f"CASE WHEN {col} IS NULL THEN NULL WHEN {text} = {ql(positive)} THEN 1.0 ELSE 0.0 END"
 
 
 def is_integral(series: pd.Series) -> bool:

@@ -12,7 +12,7 @@ import signal
 import sys
 import tempfile
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -24,6 +24,9 @@ from ..config import Settings, load_settings, resolve_auto_provider
 from ..errors import BadInputError, InsightloomError
 from ..fileio import is_regular_file, read_json
 from ..jobs import JobFolder
+
+if TYPE_CHECKING:
+    from ..intake.database import DatabaseSource
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Data files + a request → a verified, cited report.")
 skills_app = typer.Typer(help="Skills the Coder can load.", no_args_is_help=True)
@@ -74,6 +77,7 @@ def _run(
     columns: Path | None,
     quiet: bool,
     verbose: int,
+    source: DatabaseSource | None = None,
 ) -> int:
     from ..intake import resolve_inputs
     from ..workflow import AutoApprove, JobOptions, run_job
@@ -83,7 +87,14 @@ def _run(
         raise BadInputError(
             "The request (-r) is empty.", 'say what you want, e.g. -r "Analyze this data and write a report".'
         )
-    inputs, columns_file = resolve_inputs(list(data), columns)
+    if source is None:
+        inputs, columns_file = resolve_inputs(list(data), columns)
+    elif columns is not None and not columns.is_file():
+        raise BadInputError(
+            f"{columns}: column definitions file not found.", "Check the path and spelling, then run again."
+        )
+    else:
+        inputs, columns_file = [], columns
     if not yes and not sys.stdin.isatty():
         raise BadInputError(
             "Plan review needs a terminal, and stdin is not one.", "pass --yes to approve the plan automatically."
@@ -96,7 +107,13 @@ def _run(
         err.print(f"job {job.id} → {job.root}", highlight=False)
     reviewer = AutoApprove() if yes else TerminalReviewer(err)
     opts = JobOptions(
-        inputs=inputs, request=request, settings=settings, job_dir=job_dir, columns_file=columns_file, cwd=Path.cwd()
+        inputs=inputs,
+        request=request,
+        settings=settings,
+        job_dir=job_dir,
+        columns_file=columns_file,
+        cwd=Path.cwd(),
+        source=source,
     )
     outcome = run_job(opts, reviewer, job=job)
     if outcome.answer:
@@ -156,10 +173,51 @@ def main_callback(
     """insightloom: analysis reports whose every number is re-computed and cited."""
 
 
+def _split_sources(
+    data: list[str], tables: list[str] | None, query: str | None, name: str | None
+) -> tuple[list[Path], DatabaseSource | None]:
+    """DATA as files, or as one database URL with its ``--table``/``--query`` (vetted before any job exists)."""
+    from ..intake.database import DatabaseSource, is_database_url, require_extra
+    from ..intake.database.source import vet_url
+
+    urls = [arg for arg in data if is_database_url(arg)]
+    if not urls:
+        if tables or query is not None or name is not None:
+            raise BadInputError(
+                "--table, --query and --name read a database, and no database URL was given.",
+                "pass a URL such as postgresql://USER@HOST:5432/DB as DATA, or drop those options.",
+            )
+        return [Path(arg) for arg in data], None
+    for url in urls:
+        vet_url(url)  # a password or an unknown scheme is refused first, whatever else is wrong
+    if len(data) > 1:
+        raise BadInputError(
+            "A database URL is the job's only input: no files or second URL beside it.",
+            "run one job per database, or load the files into the database and name them with --table.",
+        )
+    source = DatabaseSource.parse(urls[0], tables, query, name)
+    require_extra()
+    return [], source
+
+
 @app.command()
 def run(
-    data: Annotated[list[Path], typer.Argument(help="CSV/XLSX files, or a folder of them.")],
+    data: Annotated[
+        list[str],
+        typer.Argument(
+            help="CSV/XLSX files, a folder of them, or a database URL (postgresql://USER@HOST:PORT/DB, no password).",
+            metavar="DATA...",
+        ),
+    ],
     request: Annotated[str, typer.Option("-r", "--request", help="What you want, in plain language.")],
+    table: Annotated[
+        list[str] | None,
+        typer.Option("--table", help="With a database URL: a table to snapshot (repeat for several)."),
+    ] = None,
+    query: Annotated[
+        str | None, typer.Option("--query", help="With a database URL: a SELECT whose rows become one view.")
+    ] = None,
+    name: Annotated[str | None, typer.Option("--name", help="The view name of --query's rows (default query).")] = None,
     provider: Annotated[
         str | None, typer.Option(help="Model provider for every agent (auto, bedrock, offline...).")
     ] = None,
@@ -180,7 +238,12 @@ def run(
         bool, typer.Option("--trace", help="Export OpenTelemetry spans, exporter by the OTEL_* variables.")
     ] = False,
 ) -> None:
-    """Analyse DATA as the request asks and write a verified, cited DOCX report."""
+    """Analyse DATA as the request asks and write a verified, cited DOCX report.
+
+    DATA is files, or one database URL with --table (or --query): its rows are snapshotted at intake, in one
+    read-only transaction, and every later step reads that snapshot. The password comes from the environment
+    (INSIGHTLOOM_DB_PASSWORD or PGPASSWORD) or ~/.pgpass, never from the URL.
+    """
     _setup_logging(verbose, quiet)
     try:
         if replay_from is not None and provider not in (None, "replay"):
@@ -198,8 +261,17 @@ def run(
             from ..models.model_io import read_model_io
 
             read_model_io(Path(settings.replay_from))  # a missing or foreign file stops here, before any work
+        paths, source = _split_sources(data, table, query, name)
         code = _run(
-            data, request, settings=settings, yes=yes, job_dir=job_dir, columns=columns, quiet=quiet, verbose=verbose
+            paths,
+            request,
+            settings=settings,
+            yes=yes,
+            job_dir=job_dir,
+            columns=columns,
+            quiet=quiet,
+            verbose=verbose,
+            source=source,
         )
     except InsightloomError as exc:
         raise _fail(exc) from None

@@ -23,6 +23,7 @@ SCHEMA_FILES: dict[str, str] = {
     "event": "events.jsonl (one line)",
     "job": "job.json",
     "profile": "cache/profile.json",
+    "request": "request.json",
     "shared_state": "shared_state.json",
     "usage": "usage.json",
 }

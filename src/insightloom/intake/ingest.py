@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import io
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -64,13 +65,9 @@ def ingest(
     for path in paths:  # vet everything before copying anything
         with _named_errors(path, path):
             check_file(path, max_file_mb, max_columns)
-    definitions = load_column_definitions(Path(columns_file)) if columns_file is not None else {}
-    job_dir = Path(job_dir)
-    data_dir, cache_dir = job_dir / "data", job_dir / "cache"
-    cache_dir.mkdir(parents=True, exist_ok=True)
+    definitions, cache_dir = _prepare(Path(job_dir), columns_file)
+    data_dir = Path(job_dir) / "data"
     copied: set[str] = {COLUMNS_FILE_NAME}
-    if columns_file is not None:
-        _copy_columns_file(Path(columns_file), data_dir)
 
     tables: list[TableProfile] = []
     texts: list[str] = []  # headers and category values, to tell the report language
@@ -90,6 +87,50 @@ def ingest(
         if index == 0 and views[0] != FIRST_INPUT_ALIAS:
             aliases[FIRST_INPUT_ALIAS] = views[0]
             taken.add(FIRST_INPUT_ALIAS)
+    return _write_profile(tables, aliases, texts, definitions, cache_dir)
+
+
+@dataclass(frozen=True)
+class NamedTable:
+    """A table another source read (a database snapshot), with its view name and the file it came from."""
+
+    view: str
+    file: str
+    raw: RawTable
+
+
+def ingest_tables(
+    tables: Iterable[NamedTable], job_dir: Path, *, aliases: dict[str, str], columns_file: Path | None = None
+) -> DataProfile:
+    """Type, cache and profile tables that were read elsewhere exactly as files are: the same coercion, Parquet
+    cache, semantics and profile, so a database table profiles as the same table in a CSV would.
+
+    Args:
+        tables: The tables, views already named (``view_names.assign_views``); a generator keeps one in memory.
+        aliases: Extra view names (``data`` for the first one).
+        columns_file: Optional ``column_definitions.json``.
+    """
+    definitions, cache_dir = _prepare(Path(job_dir), columns_file)
+    profiles: list[TableProfile] = []
+    texts: list[str] = []
+    for table in tables:
+        profiles.append(_cache_table(table.raw, table.view, table.file, cache_dir, definitions, texts))
+    return _write_profile(profiles, aliases, texts, definitions, cache_dir)
+
+
+def _prepare(job_dir: Path, columns_file: Path | None) -> tuple[dict[str, str], Path]:
+    """The column definitions (copied into ``data/``) and the cache folder, made."""
+    definitions = load_column_definitions(Path(columns_file)) if columns_file is not None else {}
+    cache_dir = job_dir / "cache"
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    if columns_file is not None:
+        _copy_columns_file(Path(columns_file), job_dir / "data")
+    return definitions, cache_dir
+
+
+def _write_profile(
+    tables: list[TableProfile], aliases: dict[str, str], texts: list[str], definitions: dict[str, str], cache_dir: Path
+) -> DataProfile:
     _warn_unused_definitions(definitions, tables)
     profile = DataProfile(tables=tables, aliases=aliases, language=detect_language(texts))
     write_text_atomic(cache_dir / PROFILE_FILE, profile.to_json(), beneath=cache_dir.parent)

@@ -51,3 +51,25 @@ def view_name(stem: str, taken: set[str]) -> str:
         n += 1
     logger.debug("view name %s taken, using %s_%d", base, base, n)
     return f"{base}_{n}"
+
+
+def assign_views(stems: list[str]) -> tuple[list[str], dict[str, str]]:
+    """View names for inputs in order (table names, say), with the ``data`` alias for the first one.
+
+    The same rule as files: each stem sanitized and made unique, and ``data`` reserved once the first input is named
+    (so a later table called ``data`` becomes ``data_2``), naming the first input unless it is ``data`` itself.
+
+    Returns:
+        The view names, in the order of ``stems``, and the aliases.
+    """
+    taken: set[str] = set()
+    views: list[str] = []
+    aliases: dict[str, str] = {}
+    for index, stem in enumerate(stems):
+        view = view_name(stem, taken)
+        taken.add(view)
+        views.append(view)
+        if index == 0 and view != FIRST_INPUT_ALIAS:
+            aliases[FIRST_INPUT_ALIAS] = view
+            taken.add(FIRST_INPUT_ALIAS)
+    return views, aliases

@@ -29,6 +29,7 @@ from .review import Decision, Reviewer
 
 if TYPE_CHECKING:
     from ..intake import DataProfile
+    from ..intake.database import DatabaseSource
 
 logger = logging.getLogger(__name__)
 
@@ -46,6 +47,7 @@ class JobOptions:
         job_dir: Exact job folder, else one under ``settings.artifacts``.
         columns_file: Optional column definitions JSON.
         cwd: Where the user ran from (for ``./skills``).
+        source: A database to snapshot instead of files (``inputs`` is then empty); request.json records it.
     """
 
     inputs: list[Path]
@@ -54,6 +56,7 @@ class JobOptions:
     job_dir: Path | None = None
     columns_file: Path | None = None
     cwd: Path = field(default_factory=Path.cwd)
+    source: DatabaseSource | None = None
 
 
 @dataclass
@@ -90,13 +93,15 @@ def create_job(opts: JobOptions, job: JobFolder | None = None) -> JobRuntime:
     rt.state.save()
     rt.ledger.save()
     models = {role: model_summary(opts.settings.spec(role)) for role in ROLES}
-    request = {
+    request: dict[str, Any] = {
         "request": opts.request,
         "language": rt.language,
         "inputs": [str(p) for p in opts.inputs],
         "columns_file": str(opts.columns_file) if opts.columns_file else None,
         "cwd": str(opts.cwd),
     }
+    if opts.source is not None:
+        request["source"] = opts.source.to_request()  # the URL as vetted: never a password
     stages.write_start_files(job, request, opts.settings.to_dict(), models)
     return rt
 

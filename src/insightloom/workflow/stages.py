@@ -6,11 +6,12 @@ them (waiting for review, or killed) and continue in another process.
 
 from __future__ import annotations
 
+import functools
 import logging
 import platform
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from .. import __version__
 from ..agents import build_agent, make_agent_tools
@@ -29,6 +30,9 @@ from ..timeutil import utc_now
 from ..tools import make_handoff
 from .recheck import recheck_delivery
 from .supervising import run_rounds
+
+if TYPE_CHECKING:
+    from ..intake.database import DatabaseSource
 
 logger = logging.getLogger(__name__)
 
@@ -64,15 +68,43 @@ def write_start_files(job: JobFolder, request: dict, settings_config: dict, mode
 
 
 def intake(rt: JobRuntime, inputs: list[Path], columns_file: Path | None) -> None:
+    """Files are parsed; a database (``source`` in request.json) is snapshotted, or its snapshot read again."""
     rt.job.set_stage("intake")
-    rt.profile = ingest(
-        inputs,
-        rt.root,
-        columns_file=columns_file,
-        max_file_mb=rt.settings.max_file_mb,
-        cancelled=lambda: rt.cancel.is_set() or rt.job.cancel_requested(),
-    )
+    source = _database_source(rt)
+
+    def cancelled() -> bool:
+        return rt.cancel.is_set() or rt.job.cancel_requested()
+
+    if source is not None:
+        from ..intake.database import SnapshotLimits, ingest_database
+
+        settings = rt.settings
+        rt.profile = ingest_database(
+            source,
+            rt.root,
+            limits=SnapshotLimits(settings.max_snapshot_rows, settings.max_snapshot_mb, settings.sql_timeout_s),
+            columns_file=columns_file,
+            on_progress=functools.partial(rt.job.events.emit, "progress"),
+            cancelled=cancelled,
+        )
+    else:
+        rt.profile = ingest(
+            inputs, rt.root, columns_file=columns_file, max_file_mb=rt.settings.max_file_mb, cancelled=cancelled
+        )
     write_utils_module(rt.job.path("code"))
+
+
+def _database_source(rt: JobRuntime) -> DatabaseSource | None:
+    """The database request.json names (``source``), or None for a job on files."""
+    from ..intake.database import DatabaseSource
+
+    path = rt.job.path("request.json")
+    if not is_regular_file(path, beneath=rt.root):
+        return None
+    source = read_json(path, beneath=rt.root).get("source")
+    return (
+        DatabaseSource.from_request(source) if isinstance(source, dict) and source.get("kind") == "database" else None
+    )
 
 
 def coordinate(rt: JobRuntime) -> str | None:

@@ -7,6 +7,7 @@ only, ``service.errors_http``) the HTTP status::
     ├── BadInputError                exit 2    HTTP 400  (missing/empty/unreadable file, bad option, path escape)
     │   ├── UnknownSkillError
     │   ├── UnsafePathError                            (a job file or folder is a symlink the host won't follow)
+    │   ├── JoinRefused                                (a joined view the relationships do not allow: many-to-many)
     │   └── JobNotFound              exit 2    HTTP 404  (no such job, or not the caller's)
     ├── JobConflict                  exit 2    HTTP 409  (the job is not in a state for this action)
     ├── ServiceBusy                  exit 1    HTTP 503  (no room to queue work now; try again later)
@@ -56,6 +57,11 @@ class UnknownSkillError(BadInputError):
 
 class UnsafePathError(BadInputError):
     """A path inside a job folder is a symbolic link (or escapes the folder), so the host refuses to follow it."""
+
+
+class JoinRefused(BadInputError):
+    """A joined view (``orders+customers``) that no foreign key of the profile allows, or one that would multiply
+    rows (many-to-many, or one-to-many read the wrong way); the message names the tables and keys."""
 
 
 class JobNotFound(BadInputError):

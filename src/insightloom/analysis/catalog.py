@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from insightloom.analysis import choices as selection
+from insightloom.analysis import joins
+from insightloom.errors import JoinRefused
 
 logger = logging.getLogger(__name__)
 
@@ -128,6 +130,9 @@ def _filtered_templates() -> dict[tuple[str, str], dict[str, str]]:
 
 TEMPLATES.update(_filtered_templates())
 TABLE_SUFFIX = {"en": " (table {view})", "ko": " (테이블 {view})"}
+#: A joined view (``orders+customers``, :mod:`insightloom.analysis.joins`) named in words.
+JOIN_SUFFIX = {"en": " (table {child} joined with {parents})", "ko": " (테이블 {child}에 {parents} 조인)"}
+PARENTS_JOIN = {"en": " and ", "ko": ", "}
 _ITEM_PREFIX = re.compile(r"^\s*(?:[-*]\s*)?(?:\[[ xX]\]\s*)?")
 _COLS = "`[^`]+`(?:, `[^`]+`)*"
 
@@ -208,7 +213,10 @@ class AnalysisSpec:
             last=LAST_PERIODS[lang].get(self.last_period or "", ""),
             split=_q(self.split),
         )
-        if self.view:
+        if self.view and joins.is_joined(self.view):
+            child, *parents = self.view.split(joins.JOIN_SEP)
+            text += JOIN_SUFFIX[lang].format(child=_q(child), parents=PARENTS_JOIN[lang].join(map(_q, parents)))
+        elif self.view:
             text += TABLE_SUFFIX[lang].format(view=_q(self.view))
         return text
 
@@ -239,7 +247,10 @@ def _pattern(template: str, lang: str) -> re.Pattern[str]:
     parts = re.split(r"(\{[a-z]+\})", template)
     body = "".join(groups[p[1:-1]] if p.startswith("{") else re.escape(p) for p in parts)
     suffix = re.escape(TABLE_SUFFIX[lang]).replace(re.escape("{view}"), "(?P<view>`[^`]+`)")
-    return re.compile(f"{body}(?:{suffix})?")
+    parents = f"`[^`]+`(?:{re.escape(PARENTS_JOIN[lang])}`[^`]+`)*"
+    joined = (re.escape(JOIN_SUFFIX[lang]).replace(re.escape("{child}"), "(?P<child>`[^`]+`)")
+              .replace(re.escape("{parents}"), f"(?P<parents>{parents})"))  # fmt: skip
+    return re.compile(f"{body}(?:{suffix}|{joined})?")
 
 
 _PATTERNS = [
@@ -263,8 +274,15 @@ def _build_filtered(variant: str, lang: str, found: dict[str, str | None]) -> An
     return AnalysisSpec("kpi", view, measure, date, agg=variant.rsplit("_", 1)[-1], where=where, last_period=last)
 
 
+def _joined_view(found: dict[str, Any]) -> dict[str, Any]:
+    """The groups with a joined view's words (``table `a` joined with `b```) folded into ``view`` (``a+b``)."""
+    if found.get("child"):
+        found["view"] = "`" + joins.JOIN_SEP.join(_names(found["child"]) + _names(found.get("parents"))) + "`"
+    return found
+
+
 def _build(kind: str, variant: str, lang: str, match: re.Match[str]) -> AnalysisSpec | None:
-    found = match.groupdict()
+    found = _joined_view(match.groupdict())
     if kind == "kpi" and variant not in ("", "rates"):
         return None if len(_names(found.get("m"))) > 1 else _build_filtered(variant, lang, found)
     one: dict[str, str | None] = {
@@ -313,6 +331,19 @@ def parse_item(text: str, profile: dict[str, Any]) -> AnalysisSpec | None:
     spec = parse_item_text(text)
     if spec is not None and _columns_exist(spec, profile):
         return spec
+    return None
+
+
+def join_refusal(text: str, profile: dict[str, Any]) -> JoinRefused | None:
+    """Why an item's joined view cannot be read (many-to-many, no foreign key), or None when it names no joined view
+    or an allowed one: the refusal a script would raise, for a Coder that reports the item as not possible."""
+    spec = parse_item_text(text)
+    if spec is None or not joins.is_joined(spec.view):
+        return None
+    try:
+        joins.resolve(profile, str(spec.view))
+    except JoinRefused as exc:
+        return exc
     return None
 
 

@@ -13,7 +13,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from insightloom.analysis import time_logic
+from insightloom.analysis import joins, time_logic
+from insightloom.errors import JoinRefused
 from insightloom.intake import semantics
 
 logger = logging.getLogger(__name__)
@@ -71,7 +72,13 @@ def tables(profile: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def find_table(profile: dict[str, Any], view: str) -> dict[str, Any] | None:
-    """The table with view name (or alias) ``view``."""
+    """The table with view name (or alias) ``view``; a joined view (``orders+customers``) gets its joined entry, or
+    None when the relationships refuse it (:func:`insightloom.analysis.joins.joined_table` says why)."""
+    if joins.is_joined(view):
+        try:
+            return joins.joined_table(profile, view)
+        except JoinRefused:
+            return None
     view = (profile.get("aliases") or {}).get(view, view)
     return next((t for t in profile.get("tables", []) if t.get("view") == view), None)
 

@@ -49,7 +49,9 @@ def trend_spec(
     return AnalysisSpec("trend", view, measure=primary, by=axis.column, agg=agg, period=axis.period)
 
 
-def _table_specs(table: dict[str, Any], view: str | None, request: str, full: bool) -> list[AnalysisSpec]:
+def _table_specs(
+    table: dict[str, Any], view: str | None, request: str, full: bool, profile: dict[str, Any] | None = None
+) -> list[AnalysisSpec]:
     specs = [AnalysisSpec("overview", view)]
     ms = selection.measures(table, request)
     rates = tuple(selection.rate_defs(table))
@@ -60,6 +62,7 @@ def _table_specs(table: dict[str, Any], view: str | None, request: str, full: bo
     agg = "count" if primary is None else "sum" if selection.is_additive(primary_col) else "mean"
     cats = [c for c in selection.breakdown_columns(table, request, full=full) if c != primary]
     specs += [AnalysisSpec("breakdown", view, measure=primary, by=cat, agg=agg) for cat in cats]
+    specs += joined_breakdowns(profile or {}, table, request, primary, agg, full=full)
     if not full:
         return specs
     # A 0/1 outcome leads as its rate per group (over time too, when it is numeric); a correlation or a
@@ -78,6 +81,34 @@ def _table_specs(table: dict[str, Any], view: str | None, request: str, full: bo
     if lead:
         specs.append(AnalysisSpec("distribution", view, measure=lead))
     return specs
+
+
+#: Breakdowns by a parent's category across a joined view, for the first input (one for a further table).
+MAX_JOINED_BREAKDOWNS = 2
+#: The least match rate of a foreign key whose parent's categories the plan breaks down by: below it most rows would
+#: be in no group, and the breakdown would describe the rows that happened to match.
+MIN_PLANNED_MATCH_RATE = 0.5
+
+
+def joined_breakdowns(
+    profile: dict[str, Any], table: dict[str, Any], request: str, measure: str | None, agg: str, *, full: bool
+) -> list[AnalysisSpec]:
+    """Breakdowns of the table's main measure by categories its parents hold, each across the joined view of the
+    foreign key (``orders+customers``: revenue by customer segment). Only joins the profile lists, so never one
+    that would multiply rows, and only those matching at least :data:`MIN_PLANNED_MATCH_RATE` of the rows."""
+    specs: list[AnalysisSpec] = []
+    limit = MAX_JOINED_BREAKDOWNS if full else 1
+    for fk in (profile.get("relationships") or {}).get("foreign_keys") or []:
+        wanted = fk.get("child") == table.get("view") and float(fk.get("match_rate") or 0) >= MIN_PLANNED_MATCH_RATE
+        joined = selection.find_table(profile, str(fk.get("view"))) if wanted else None
+        if joined is None:
+            continue
+        brought = {c["name"] for c in joined.get("columns", []) if c.get("joined_from") == fk.get("parent")}
+        ranked = selection.categories(joined, request)
+        named = [n for n in dict.fromkeys(re.findall(r"`([^`]+)`", request or "")) if n in ranked]
+        cats = [c for c in (named or ranked) if c in brought]  # columns the request names in backticks, if any
+        specs += [AnalysisSpec("breakdown", joined["view"], measure=measure, by=c, agg=agg) for c in cats]
+    return specs[:limit]
 
 
 _LOG_PREFIX_RE = re.compile(r"^(?:log|ln|l)[_ .]?(.+)$", re.IGNORECASE)
@@ -125,7 +156,7 @@ def plan_analyses(profile: dict[str, Any], request: str = "", language: str = "e
     specs: list[AnalysisSpec] = []
     for index, table in enumerate(selection.tables(profile)):
         view = None if index == 0 else table.get("view")
-        specs += _table_specs(table, view, request, full=index == 0)
+        specs += _table_specs(table, view, request, full=index == 0, profile=profile)
     logger.debug("planned %d analyses (%s)", len(specs), language)
     return specs
 
@@ -169,11 +200,29 @@ def _thought(profile: dict[str, Any], request: str, language: str) -> str:
                 f"recomputed from their parts: {', '.join(rates) or '-'}."
                 + (f" Personal and identifier columns {_names(skipped)} are not analysed." if skipped else "")
             )
+    lines += _relationship_lines(profile, language)
     if language == "ko":
         lines.append("모든 수치는 DuckDB check로 독립 재계산되어 검증된 뒤에만 보고서에 인용됩니다.")
     else:
         lines.append("Every number is tracked with an independent DuckDB check and cited only once verified.")
     return "\n".join(lines)
+
+
+def _relationship_lines(profile: dict[str, Any], language: str) -> list[str]:
+    """One line per foreign key (joined view, cardinality, match rate) and per many-to-many pair (never joined)."""
+    rel = profile.get("relationships") or {}
+    lines = []
+    for fk in rel.get("foreign_keys") or []:
+        link = f"`{fk['child']}.{fk['child_column']}` → `{fk['parent']}.{fk['parent_column']}`"
+        rate = f"{100 * float(fk['match_rate']):.1f}%"
+        kind = str(fk["cardinality"]).replace("_", "-")
+        lines.append(f"{link}: {kind}, 행의 {rate} 일치; 조인 뷰 `{fk['view']}`." if language == "ko" else
+                     f"{link}: {kind}, {rate} of rows matched; joined view `{fk['view']}`.")  # fmt: skip
+    for pair in rel.get("many_to_many") or []:
+        link = f"`{pair['left']}.{pair['left_column']}` ~ `{pair['right']}.{pair['right_column']}`"
+        lines.append(f"{link}: 다대다, 행이 늘어나므로 조인하지 않습니다." if language == "ko" else
+                     f"{link}: many-to-many, not joined (it would multiply rows).")  # fmt: skip
+    return lines
 
 
 def default_title(profile: dict[str, Any], language: str) -> str:

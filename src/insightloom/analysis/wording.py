@@ -172,6 +172,8 @@ TEXTS: dict[str, dict[str, dict[str, str]]] = {
             "all_tied": "All {groups} `{by}` groups have the same value, {value}.",
             "bottom": "The smallest group is {bottom} with {value}.",
             "bottom_tied": "The smallest groups, tied, are {bottom} with {value} each.",
+            "joined": "`{by}` comes from table `{parent}` through `{key}`: {matched} of the `{child}` rows found their "
+            "`{parent}` row.",
             "rate": "{label} in the largest group is {value}.",
             "h_value_sum": "Total",
             "h_value_mean": "Average",
@@ -213,6 +215,8 @@ TEXTS: dict[str, dict[str, dict[str, str]]] = {
             "all_tied": "`{by}`의 {groups}개 그룹은 모두 같은 값({value})입니다.",
             "bottom": "가장 작은 그룹은 {bottom}({value})입니다.",
             "bottom_tied": "가장 작은 그룹은 {bottom}(각각 {value}, 동률)입니다.",
+            "joined": "`{by}`은(는) `{key}`로 연결한 테이블 `{parent}`의 값이며, `{child}` 행의 {matched}가 `{parent}` "
+            "행과 일치했습니다.",
             "rate": "가장 큰 그룹의 {label}은(는) {value}입니다.",
             "h_value_sum": "합계",
             "h_value_mean": "평균",
@@ -471,6 +475,7 @@ DESCRIPTIONS: dict[str, dict[str, dict[str, str]]] = {
             "d_rate": "{label} for {g}",
             "d_bottom": "{by} group with the lowest {what}",
             "d_bottom_value": "{what} of the lowest {by} group",
+            "d_matched": "Share of {child} rows whose {key} is found in {parent}",
             "d_driver": "How much of the variation in {m} {by} explains, against the plan's other breakdowns",
             "f_driver": "epsilon squared (eta squared adjusted for the number of groups) of {m} at row level by each "
             "of: {candidates}",
@@ -487,6 +492,7 @@ DESCRIPTIONS: dict[str, dict[str, dict[str, str]]] = {
             "d_rate": "{g}의 {label}",
             "d_bottom": "{what} 기준 가장 작은 {by} 그룹",
             "d_bottom_value": "가장 작은 {by} 그룹의 {what}",
+            "d_matched": "{key}가 {parent}에 있는 {child} 행의 비중",
             "d_driver": "계획의 다른 구분과 비교해 {by}이(가) 설명하는 {m} 변동의 비중",
             "f_driver": "행 단위 {m}의 엡실론 제곱(그룹 수로 보정한 에타 제곱), 구분: {candidates}",
             "d_concentration": "{by} 그룹별 {m} {what}의 집중도",

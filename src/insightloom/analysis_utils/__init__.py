@@ -36,12 +36,14 @@ from insightloom.analysis_utils.trackers import (
     track_value,
 )
 from insightloom.analysis_utils.verification import record_verification
+from insightloom.errors import JoinRefused
 
 __all__ = [
     "UTILS_FILENAME",
     "AggregationRefused",
     "GroupValues",
     "ChecksFailed",
+    "JoinRefused",
     "ResultSection",
     "SplitSeries",
     "append_result",

@@ -118,6 +118,7 @@ def build_record(
     decimals: int | None = None,
     recipe: dict[str, Any] | None = None,
     basis: dict[str, Any] | None = None,
+    join: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Validate and normalise one calculation record (see :func:`track_calculation`)."""
     if not isinstance(calc_id, str) or not _ID_RE.match(calc_id):
@@ -148,11 +149,30 @@ def build_record(
         if not isinstance(recipe, dict):
             raise ValueError(f"track_calculation('{calc_id}'): recipe must be a dict of JSON values or None")
         record["recipe"] = to_python_type(recipe)
-    if basis is not None:
+    if basis is not None and join is None:  # a basis names one table's statistic; a joined value has none
         if not isinstance(basis, dict) or not isinstance(basis.get("op"), str):
             raise ValueError(f"track_calculation('{calc_id}'): basis must be a dict with an 'op' or None")
         record["basis"] = to_python_type(basis)
+    if join is not None:
+        record["join"] = to_python_type(join)
     return record
+
+
+def _with_joins(check: str | None, recipe: dict[str, Any] | None) -> tuple[str | None, dict[str, Any] | None]:
+    """A check naming a joined view (``"orders+customers"``) gets the view's definition, and the record its join;
+    a check-less number whose recipe reads a joined view records the join too."""
+    from insightloom.analysis.joins import is_joined
+    from insightloom.analysis_utils.jobdir import read_profile
+    from insightloom.analysis_utils.joins import expand_joined_views, join_record, may_name_joined, views_in
+
+    recipe_view = (recipe or {}).get("view")
+    if not may_name_joined(check or "") and not is_joined(recipe_view):
+        return check, None  # the common case reads no profile
+    profile = read_profile()
+    names = views_in(check or "", profile) or ([str(recipe_view)] if is_joined(recipe_view) else [])
+    if not names:
+        return check, None
+    return (expand_joined_views(check, profile) if check else check), join_record(names, profile)
 
 
 @contextmanager
@@ -222,6 +242,8 @@ def track_calculation(
         importance: ``high``, ``medium`` or ``low`` (decides the Validator's tiers).
         check: DuckDB SQL returning one row and one column with the same value, over the profile's views. It runs
             when the script ends (or at :func:`flush_checks`), with the other checks, and a mismatch fails the script.
+            A quoted joined view (``FROM "orders+customers"``) is defined for it from the profile's relationships,
+            and the record keeps the join (``join``).
         unit: ``%``, ``count``, ``ratio``, a currency code or free text.
         decimals: Display decimals when the default for the unit is not enough.
         recipe: Optional machine-readable description of the computation (``{"op": "std", "view": ...,
@@ -234,7 +256,9 @@ def track_calculation(
 
     Raises:
         ValueError: Bad id, importance or decimals, or a value that is missing, NaN or infinite.
+        JoinRefused: The check names a joined view the profile's relationships refuse.
     """
+    check, join = _with_joins(check, recipe)
     record = build_record(
         calc_id,
         value,
@@ -248,6 +272,7 @@ def track_calculation(
         decimals=decimals,
         recipe=recipe,
         basis=basis,
+        join=join,
     )
     folder = job_dir()
     path = _write_records([record], folder)

@@ -20,7 +20,8 @@ import pandas as pd
 from insightloom.analysis_utils.calculations import _write_records, build_record, to_python_type
 from insightloom.analysis_utils.exit_checks import remember
 from insightloom.analysis_utils.jobdir import job_dir
-from insightloom.analysis_utils.trackers import column_facts, table_of
+from insightloom.analysis_utils.joins import expand_joined_views, join_record, views_in
+from insightloom.analysis_utils.trackers import column_facts, job_profile, table_of
 from insightloom.calc_refs import claim_reference
 from insightloom.claims.stats import run_test
 from insightloom.claims.table import kind_of
@@ -108,6 +109,9 @@ def track_claim(
         clean.setdefault("y", names[1])
     if "unit" not in clean:
         clean["unit"] = _unit(table.view, clean)
+    joined = views_in(sql, job_profile())  # a claim across a joined view carries its definition, like a check
+    join = join_record(joined, job_profile()) if joined else None
+    sql = expand_joined_views(sql, job_profile()) if joined else sql
     inputs = query_rows(sql) if rows is None else rows
     verdict = run_test(spec.name, inputs, clean)
     record = build_record(
@@ -119,6 +123,7 @@ def track_claim(
         columns,
         importance,
         check=f"stat:{spec.name}",
+        join=join,
     )
     record.update(
         kind="claim",

@@ -14,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 
+from insightloom.analysis import joins
 from insightloom.errors import BadInputError
 
 logger = logging.getLogger(__name__)
@@ -58,7 +59,10 @@ def resolve_view(view: str | None, profile: dict[str, Any]) -> str:
 
     Raises:
         BadInputError: The name is neither a view nor an alias; the message lists the valid names.
+        JoinRefused: A joined view (``orders+customers``) that the profile's relationships do not allow.
     """
+    if joins.is_joined(view):
+        return joins.resolve(profile, str(view)).name  # refused with the reason and fix when no key allows it
     aliases: dict[str, str] = profile.get("aliases") or {}
     views = [t.get("view") for t in profile.get("tables", []) if t.get("view")]
     wanted = view or DEFAULT_ALIAS
@@ -76,17 +80,23 @@ def load_df(view: str | None = None) -> pd.DataFrame:
     """Load a cached table as a DataFrame.
 
     Args:
-        view: View name or alias from the data profile; default the first input (``data``).
+        view: View name or alias from the data profile; default the first input (``data``). A joined view
+            ``<child>+<parent>`` (the profile's ``relationships``) is the child left-joined to its parent.
 
     Returns:
         The table exactly as intake parsed it (dates as timestamps, numbers as numbers).
 
     Raises:
         BadInputError: Unknown view or missing cache file.
+        JoinRefused: A joined view the relationships refuse (many-to-many, no foreign key).
     """
     folder = job_dir()
     profile = read_profile(folder)
     name = resolve_view(view, profile)
+    if joins.is_joined(name):
+        from insightloom.analysis_utils.joins import joined_frame
+
+        return joined_frame(profile, name, load_df)
     table: dict[str, Any] = next((t for t in profile.get("tables", []) if t.get("view") == name), {})
     path = folder / (table.get("parquet") or f"cache/{name}.parquet")
     if not path.is_file():

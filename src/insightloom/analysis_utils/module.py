@@ -32,6 +32,7 @@ EXPORTS = (
     "compact_number",
     "compact_axis",
     "AggregationRefused",
+    "JoinRefused",
     "track_total",
     "track_mean",
     "track_stat",
@@ -66,6 +67,8 @@ def generate_utils_module() -> str:
         "track_mean, track_stat, track_share, track_rate, track_change, track_corr, track_group_values,\n"
         "track_split_series (a trend per period of each of the largest groups of a category). They read\n"
         "the profile's aggregation/semantic/unit and raise AggregationRefused (with the fix) for a forbidden sum.\n"
+        "A view named <child>+<parent> (the profile's relationships) is the child left-joined along a foreign key,\n"
+        "in load_df, trackers and quoted in checks; a join that would multiply rows raises JoinRefused.\n"
         "run_standard(plan_item) runs a standard plan item (overview, KPIs, breakdown, trend, ...) end to end.\n"
         "run_statistics(plan_item) computes a statistics-catalog item (mean, std, quantiles, outliers, normality,\n"
         "correlations, t-test, chi-square, ANOVA, regression, group extremes...) and tracks every part, checked.\n"

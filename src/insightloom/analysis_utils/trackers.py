@@ -22,7 +22,7 @@ from typing import Any
 
 import pandas as pd
 
-from insightloom.analysis import choices, time_logic
+from insightloom.analysis import choices, joins, time_logic
 from insightloom.analysis.time_logic import TimeAxis, bucket
 from insightloom.analysis_utils.calculations import track_calculation
 from insightloom.analysis_utils.jobdir import job_dir, load_df, read_profile, resolve_view
@@ -122,6 +122,9 @@ def table_of(view: str | None) -> _Table:
     """The profile table of ``view`` (a view name or alias such as ``data``)."""
     profile = job_profile()
     name = resolve_view(view, profile)
+    if joins.is_joined(name):  # the child's entry with the parents' columns; its numbers come from the child file
+        joined = joins.joined_table(profile, name)
+        return _Table(name, str(joined.get("file") or name), joined)
     entry: dict[str, Any] = next((t for t in profile.get("tables", []) if t.get("view") == name), {})
     return _Table(name, str(entry.get("file") or name), entry)
 
@@ -129,6 +132,8 @@ def table_of(view: str | None) -> _Table:
 def frame(view: str | None) -> pd.DataFrame:
     """The cached table of ``view`` as loaded by ``load_df`` (kept while its Parquet file is unchanged)."""
     table = table_of(view)
+    if joins.is_joined(table.view):
+        return _joined_frame(table.view)
     path = job_dir() / str(table.entry.get("parquet") or f"cache/{table.view}.parquet")
     key = (str(job_dir()), table.view)
     try:
@@ -142,6 +147,28 @@ def frame(view: str | None) -> pd.DataFrame:
             _FRAME_CACHE.clear()
         _FRAME_CACHE[key] = (version, load_df(table.view))
     return _FRAME_CACHE[key][1]
+
+
+def _joined_frame(name: str) -> pd.DataFrame:
+    """A joined view's frame, kept while every table it reads is unchanged (a breakdown asks for it often)."""
+    view = joins.resolve(job_profile(), name)
+    version: list[int] = []
+    for part in (view.child, *(step.parent for step in view.steps)):
+        entry = table_of(part).entry
+        try:
+            stat = (job_dir() / str(entry.get("parquet") or f"cache/{part}.parquet")).stat()
+        except OSError:
+            return load_df(name)  # raises the usual "cached table is missing" error
+        version += [stat.st_mtime_ns, stat.st_size]
+    key = (str(job_dir()), name)
+    cached = _JOINED_CACHE.get(key)
+    if cached is None or cached[0] != tuple(version):
+        _JOINED_CACHE.clear()
+        _JOINED_CACHE[key] = (tuple(version), load_df(name))
+    return _JOINED_CACHE[key][1]
+
+
+_JOINED_CACHE: dict[tuple[str, str], tuple[tuple[int, ...], pd.DataFrame]] = {}
 
 
 def column_facts(view: str | None, column: str) -> ColumnFacts:

@@ -22,6 +22,7 @@ from insightloom.intake.coldefs import load_column_definitions
 from insightloom.intake.inputs import COLUMNS_FILE_NAME, MAX_COLUMNS, XLSX_SUFFIXES, check_file, copy_into
 from insightloom.intake.profile import DataProfile, TableProfile, profile_columns
 from insightloom.intake.readers import RawTable, read_csv, read_xlsx
+from insightloom.intake.relationships import find_relationships
 from insightloom.intake.roles import classify, detect_language, people_context, unit_for
 from insightloom.intake.view_names import FIRST_INPUT_ALIAS, view_name
 
@@ -132,7 +133,9 @@ def _write_profile(
     tables: list[TableProfile], aliases: dict[str, str], texts: list[str], definitions: dict[str, str], cache_dir: Path
 ) -> DataProfile:
     _warn_unused_definitions(definitions, tables)
-    profile = DataProfile(tables=tables, aliases=aliases, language=detect_language(texts))
+    # Several tables may share keys: what joins exist is decided here, once, from the cache just written.
+    relationships = find_relationships(tables, job_dir) if len(tables) > 1 else None
+    profile = DataProfile(tables=tables, aliases=aliases, language=detect_language(texts), relationships=relationships)
     write_text_atomic(cache_dir / PROFILE_FILE, profile.to_json(), beneath=cache_dir.parent)
     logger.info("intake done: %d table(s), language %s", len(tables), profile.language)
     return profile

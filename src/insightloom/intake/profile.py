@@ -196,11 +196,15 @@ class TableProfile:
 
 @dataclass
 class DataProfile:
-    """Every table of a job, the view aliases (``data`` and XLSX stems) and the data's language."""
+    """Every table of a job, the view aliases (``data`` and XLSX stems), the data's language and, with several
+    tables, how they relate."""
 
     tables: list[TableProfile]
     aliases: dict[str, str] = field(default_factory=dict)
     language: str = "en"
+    #: Candidate keys, foreign keys and many-to-many pairs between the tables (``intake.relationships``); None for
+    #: a single table or a profile written before relationships existed.
+    relationships: dict[str, Any] | None = None
 
     @property
     def first_view(self) -> str:
@@ -221,11 +225,14 @@ class DataProfile:
         raise KeyError(f"no table view {view!r}; known: {known}")
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "tables": [t.to_dict() for t in self.tables],
             "aliases": dict(self.aliases),
             "language": self.language,
         }
+        if self.relationships is not None:
+            out["relationships"] = self.relationships
+        return out
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> DataProfile:
@@ -233,6 +240,7 @@ class DataProfile:
             tables=[TableProfile.from_dict(t) for t in data.get("tables", [])],
             aliases=dict(data.get("aliases", {})),
             language=data.get("language", "en"),
+            relationships=data.get("relationships"),
         )
 
     def to_json(self) -> str:
@@ -267,8 +275,23 @@ class DataProfile:
             wide = len(table.columns) > _WIDE_TABLE_COLUMNS
             entry["columns"] = [_compact_column(c.to_dict(), limit, wide=wide) for c in table.columns]
             compact["tables"].append(entry)
+        if self.relationships:
+            compact["relationships"] = _compact_relationships(self.relationships)
         body = json.dumps(_round_floats(compact), ensure_ascii=False, separators=(",", ":"))
         return f"<data_profile>\n{body}\n</data_profile>"
+
+
+def _compact_relationships(rel: dict[str, Any]) -> dict[str, Any]:
+    """Keys as ``view.column``; foreign keys and many-to-many pairs whole (the joins read them), less the probe's row
+    counts, with ``sampled`` only when it is true."""
+    out: dict[str, Any] = {"candidate_keys": [f"{k['view']}.{k['column']}" for k in rel.get("candidate_keys", [])]}
+    out["foreign_keys"] = [
+        {k: v for k, v in fk.items() if k not in ("checked_rows", "matched_rows") and (k != "sampled" or v)}
+        for fk in rel.get("foreign_keys", [])
+    ]
+    if rel.get("many_to_many"):
+        out["many_to_many"] = list(rel["many_to_many"])
+    return out
 
 
 def _compact_pair(pair: dict[str, Any]) -> dict[str, Any]:

@@ -78,6 +78,11 @@ def field_name(name: str) -> str:
     return name.rsplit(" / ", 1)[-1]
 
 
+def is_id_name(name: str) -> bool:
+    """Whether a header names an id, key, code or number (``customer_id``, ``OrderNo``, ``상품코드``)."""
+    return bool(_ID_NAME_RE.search(normalize_name(field_name(name))))
+
+
 def people_context(columns: Iterable[str]) -> bool:
     """True when the table's column names describe people (age, sex, salary, customer, patient, passenger ...).
 

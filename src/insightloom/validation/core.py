@@ -28,12 +28,16 @@ from insightloom.validation.compare import json_safe, values_match
 from insightloom.validation.jobfiles import (
     CITATIONS_FILE,
     METADATA_FILE,
+    PROFILE_FILE,
     REPORT_FILE,
+    CachedTable,
     load_calculations,
     load_citations,
     load_views,
+    read_json,
     table_of_file,
 )
+from insightloom.validation.joins import join_problems
 from insightloom.validation.tiers import has_check, select_for_llm, tier_rule
 
 logger = logging.getLogger(__name__)
@@ -253,6 +257,23 @@ def report_text(entries: list[dict[str, Any]], summary: ValidationSummary, gener
     return "\n".join(lines) + "\n"
 
 
+def _guard_joins(
+    job_dir: Path,
+    calcs: list[dict[str, Any]],
+    entries: list[dict[str, Any]],
+    views: Mapping[str, CachedTable],
+    factory: ConnectionFactory | None,
+) -> None:
+    """Mark ``needs_review`` each calculation across a join that no longer keeps every row once (see
+    :mod:`insightloom.validation.joins`); jobs without joined views read nothing more."""
+    if not any(isinstance(calc.get("join"), dict) for calc in calcs):
+        return
+    profile = read_json(job_dir / PROFILE_FILE, PROFILE_FILE, "re-run intake", beneath=job_dir)
+    for index, reason in join_problems(calcs, views or load_views(job_dir), profile,
+                                       connection_factory=factory).items():  # fmt: skip
+        entries[index].update(verification_status=NEEDS_REVIEW, reason=reason)
+
+
 def validate_job(job_dir: Path, *, connection_factory: ConnectionFactory | None = None) -> ValidationSummary:
     """Re-compute every checked calculation in DuckDB and write citations.json and validation_report.txt.
 
@@ -305,6 +326,7 @@ def validate_job(job_dir: Path, *, connection_factory: ConnectionFactory | None 
         if old is not None and _kept_llm_result(calc, old):
             for key in ("verification_status", "verification_method", "check_value", "reason"):
                 entry[key] = old.get(key)
+    _guard_joins(job_dir, calcs, entries, views, connection_factory)
     summary = _summarise(job_dir, entries, calcs)
     summary.queries, summary.seconds = queries, time.perf_counter() - started
     _write_outputs(job_dir, entries, summary)
@@ -358,6 +380,7 @@ def record_llm_verification(job_dir: Path, results: Mapping[str, object]) -> Val
             )
     for calc_id, why in rejected.items():
         logger.warning("LLM verification of %r not recorded: %s", calc_id, why)
+    _guard_joins(job_dir, calcs, entries, {}, None)
     summary = _summarise(job_dir, entries, calcs)
     summary.rejected, summary.checks_run = rejected, False
     _write_outputs(job_dir, entries, summary)

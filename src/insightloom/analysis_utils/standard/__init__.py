@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from insightloom.analysis import choices, time_logic
-from insightloom.analysis.catalog import AnalysisSpec, item_language, parse_item
+from insightloom.analysis.catalog import AnalysisSpec, item_language, join_refusal, parse_item
 from insightloom.analysis.ids import slug
 from insightloom.analysis_utils.standard._common import resolve_table, stem
 from insightloom.analysis_utils.trackers import job_profile
@@ -103,9 +103,14 @@ def run_standard(plan_item: str, language: str | None = None) -> None:
 
     Raises:
         BadInputError: The text is not a standard item, or names a column the profile lacks or forbids.
+        JoinRefused: The item reads a joined view the profile's relationships refuse (many-to-many, no key).
         AggregationRefused: The item asks for an aggregation the profile forbids (a total of a year, ...).
     """
-    spec = parse_item(plan_item, job_profile())
+    profile = job_profile()
+    spec = parse_item(plan_item, profile)
+    refused = join_refusal(plan_item, profile) if spec is None else None
+    if refused is not None:
+        raise refused  # a join that would multiply rows, or no foreign key: the reason and fix, not "unknown item"
     if spec is None:
         raise BadInputError(
             f"Not a standard analysis item (or it names unknown or personal columns): {plan_item.strip()[:200]!r}.",

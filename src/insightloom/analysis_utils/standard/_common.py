@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from insightloom.analysis import choices
+from insightloom.analysis import choices, joins
 from insightloom.analysis.catalog import AnalysisSpec
 from insightloom.analysis.ids import slug, slug_map
 from insightloom.analysis.wording import texts
@@ -52,8 +52,11 @@ def resolve_table(spec: AnalysisSpec, profile: dict[str, Any]) -> dict[str, Any]
 
     Raises:
         BadInputError: Unknown table or column, or a personal-data / identifier column.
+        JoinRefused: A joined view the profile's relationships refuse.
     """
     tables = choices.tables(profile)
+    if joins.is_joined(spec.view):
+        joins.resolve(profile, str(spec.view))  # a refused join names its keys and the fix (JoinRefused)
     table = choices.find_table(profile, spec.view) if spec.view else (tables[0] if tables else None)
     if table is None:
         raise BadInputError(f"The plan names table '{spec.view}', which is not in the data profile.",
@@ -183,17 +186,42 @@ def breakdown_candidates(ctx: Context, measure: str | None) -> list[str]:
     """Every column the plan breaks ``measure`` down by in this table (the driver claim's candidates).
 
     Every breakdown script of a job computes the same list (the plan's, in plan order, with this breakdown's own
-    column added when the plan lacks it), so exactly one breakdown can be the main driver of a measure.
+    column added when the plan lacks it), so exactly one breakdown can be the main driver of a measure. A breakdown
+    by a parent's column across a joined view (``orders+customers``) counts for its child table: the candidates are
+    compared over :func:`candidates_view`, where all of them exist.
     """
     profile = job_profile()
-    names = [
-        str(spec.by)
-        for spec in planned_specs(profile)
-        if spec.kind == "breakdown" and spec.by and spec.measure == measure and view_of(spec, profile) == ctx.view
-    ]
+    names = [str(spec.by) for spec in _same_measure(ctx, measure, profile)]
     if ctx.spec.by and ctx.spec.by not in names:
         names.append(str(ctx.spec.by))
-    return [name for name in dict.fromkeys(names) if choices.column(ctx.table, name) is not None]
+    table = choices.find_table(profile, candidates_view(ctx, measure)) or ctx.table
+    return [name for name in dict.fromkeys(names) if choices.column(table, name) is not None]
+
+
+def _same_measure(ctx: Context, measure: str | None, profile: dict[str, Any]) -> list[AnalysisSpec]:
+    """The plan's breakdowns of ``measure`` whose view reads this breakdown's table (itself or joined)."""
+    child = _child(ctx.view)
+    return [spec for spec in planned_specs(profile) if spec.kind == "breakdown" and spec.by and
+            spec.measure == measure and _child(view_of(spec, profile)) == child]  # fmt: skip
+
+
+def _child(view: str | None) -> str | None:
+    return view.split(joins.JOIN_SEP)[0] if view else None
+
+
+def candidates_view(ctx: Context, measure: str | None) -> str:
+    """The view every breakdown candidate of ``measure`` exists in: the table itself, or, when the plan breaks it
+    down by parents' columns too, the table joined with each of those parents (a left join along a key keeps every
+    row once, so the table's own groups are the same there)."""
+    profile = job_profile()
+    parents: list[str] = []
+    for spec in _same_measure(ctx, measure, profile):
+        view = view_of(spec, profile) or ""
+        parents += view.split(joins.JOIN_SEP)[1:]
+    parents += ctx.view.split(joins.JOIN_SEP)[1:]
+    if not parents:
+        return ctx.view
+    return joins.JOIN_SEP.join([str(_child(ctx.view)), *dict.fromkeys(parents)])
 
 
 def view_of(spec: AnalysisSpec, profile: dict[str, Any] | None = None) -> str | None:

@@ -16,12 +16,14 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
+from insightloom.analysis import joins
 from insightloom.analysis.catalog import AnalysisSpec
 from insightloom.analysis.wording import counted
 from insightloom.analysis_utils.charts import save_chart
 from insightloom.analysis_utils.group_trackers import GroupValues, track_group_values
 from insightloom.analysis_utils.numbers_text import compact_axis
 from insightloom.analysis_utils.result_notes import append_result
+from insightloom.analysis_utils.sql import qi
 from insightloom.analysis_utils.standard._common import (
     RATE_PREFERENCE,
     TOP_N,
@@ -36,7 +38,7 @@ from insightloom.analysis_utils.standard._common import (
     stem,
 )
 from insightloom.analysis_utils.standard.breakdown_claims import claim_findings
-from insightloom.analysis_utils.trackers import frame, numeric, track_rate
+from insightloom.analysis_utils.trackers import frame, job_profile, numeric, track_rate, track_value, value_decimals
 
 logger = logging.getLogger(__name__)
 
@@ -73,7 +75,7 @@ def run_breakdown(spec: AnalysisSpec, *, language: str = "en") -> None:
     groups = track_group_values(pfx, ctx.view, spec.measure, by, agg, top=TOP_N, language=ctx.language)
     rate = _group_rate(ctx)
     rate_refs = [_rate_ref(ctx, groups, rate, i) for i in range(len(groups.rows))] if rate else []
-    findings = [_top_finding(ctx, groups)]
+    findings = [_top_finding(ctx, groups), *_join_findings(ctx)]
     if rate and rate_refs and rate_refs[0] != "-" and not groups.all_tied:
         findings.append(ctx.tx["rate"].format(label=rate.label, value=rate_refs[0]))
     if groups.bottom_ref:
@@ -90,6 +92,27 @@ def run_breakdown(spec: AnalysisSpec, *, language: str = "en") -> None:
     chart = _chart(ctx, groups, title)
     append_result(title, plan_item=ctx.plan_item, findings=findings, table=markdown_table(header, table_rows),
                   charts=[chart])  # fmt: skip
+
+
+def _join_findings(ctx: Context) -> list[str]:
+    """Across a joined view, where the breakdown's column comes from and how many rows found their parent row: rows
+    whose key finds none are in no group (they still count in the shares' total)."""
+    if not joins.is_joined(ctx.view):
+        return []
+    view = joins.resolve(job_profile(), ctx.view)
+    step = next((s for s in view.steps if ctx.spec.by in s.columns), None)
+    if step is None:
+        return []
+    child, parent = frame(view.child), frame(step.parent)
+    share = 100 * float(child[step.child_column].isin(parent[step.parent_column]).mean()) if len(child) else 0.0
+    words = {"child": view.child, "parent": step.parent, "key": step.child_column, "by": ctx.spec.by}
+    check = (f"SELECT 100.0 * COUNT(*) FILTER (WHERE {qi(step.child_column)} IN (SELECT {qi(step.parent_column)} "
+             f"FROM {qi(step.parent)})) / NULLIF(COUNT(*), 0) FROM {qi(view.child)}")  # fmt: skip
+    matched = track_value(f"{breakdown_prefix(ctx)}_matched", share, ctx.tx["d_matched"].format(**words),
+                          f"rows of {view.child} whose {step.child_column} is in {step.parent}.{step.parent_column} "
+                          "/ all rows * 100", view.child, [step.child_column], "medium", check, "%",
+                          value_decimals(share, "%", False))  # fmt: skip
+    return [ctx.tx["joined"].format(matched=matched, **words)]
 
 
 def _rate_ref(ctx: Context, groups: GroupValues, rate: Rate, i: int) -> str:

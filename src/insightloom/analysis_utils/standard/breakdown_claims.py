@@ -23,7 +23,7 @@ from insightloom.analysis_utils.calculations import load_calculations
 from insightloom.analysis_utils.claims import track_claim
 from insightloom.analysis_utils.group_trackers import GroupValues, group_sql, measure_values
 from insightloom.analysis_utils.sql import qi, ql
-from insightloom.analysis_utils.standard._common import Context, breakdown_candidates
+from insightloom.analysis_utils.standard._common import Context, breakdown_candidates, candidates_view
 from insightloom.analysis_utils.trackers import frame, outcome_sql, without_codes_sql
 
 logger = logging.getLogger(__name__)
@@ -62,7 +62,8 @@ def _driver(ctx: Context, groups: GroupValues) -> tuple[str, str | None]:
     """The driver claim of this breakdown among the plan's breakdowns of the same measure."""
     measure = str(groups.measure)
     candidates = breakdown_candidates(ctx, groups.measure)
-    data = frame(ctx.view)
+    view = candidates_view(ctx, groups.measure)  # the table, or it joined with the parents some candidates are in
+    data = frame(view)
     values = measure_values(data[measure], groups.agg, groups.positive, groups.sentinels)
     rows: list[tuple[Any, ...]] = []
     parts = []
@@ -70,7 +71,7 @@ def _driver(ctx: Context, groups: GroupValues) -> tuple[str, str | None]:
         keep = data[name].notna() & values.notna()
         rows += [(name, key, float(v)) for key, v in zip(data.loc[keep, name], values[keep], strict=True)]
         parts.append(f"SELECT {ql(name)} AS breakdown, CAST({qi(name)} AS VARCHAR) AS grp, {_value_sql(groups)} AS v "
-                     f"FROM {qi(ctx.view)} WHERE {qi(name)} IS NOT NULL")  # fmt: skip
+                     f"FROM {qi(view)} WHERE {qi(name)} IS NOT NULL")  # fmt: skip
     # Text labels on both sides: the partition into groups (all eta squared needs) is the same either way.
     rows = [(name, str(key), v) for name, key, v in rows]
     claim_id = f"claim_driver_{groups.prefix}"
@@ -78,7 +79,7 @@ def _driver(ctx: Context, groups: GroupValues) -> tuple[str, str | None]:
     ref = track_claim(
         "driver",
         claim_id,
-        ctx.view,
+        view,
         " UNION ALL ".join(parts),
         {"measure": measure, "by": groups.by, "candidates": candidates},
         rows=rows,

@@ -7,7 +7,7 @@ import logging
 
 import pandas as pd
 
-from insightloom.analysis import choices
+from insightloom.analysis import choices, joins
 from insightloom.analysis.catalog import AnalysisSpec
 from insightloom.analysis.planning import unanalysed_columns
 from insightloom.analysis.wording import counted, pick
@@ -93,7 +93,8 @@ def _coverage(ctx: Context, df: pd.DataFrame) -> str | None:
     tracked number of its own, and every other reason is a fact of the profile in words.
     """
     tx, p, t = ctx.tx, ctx.prefix, qi(ctx.view)
-    specs = [spec for spec in planned_specs() if view_of(spec) == ctx.view]
+    # A breakdown across a joined view (orders+customers) reads columns of each table it joins.
+    specs = [spec for spec in planned_specs() if ctx.view in (view_of(spec) or "").split(joins.JOIN_SEP)]
     skipped = unanalysed_columns(ctx.table, specs)
     if not skipped:
         return None

@@ -7,7 +7,7 @@ script calling the product's ``run_standard`` (:func:`script_for`).
 
 from __future__ import annotations
 
-from insightloom.analysis.catalog import AnalysisSpec, parse_item, parse_item_text
+from insightloom.analysis.catalog import AnalysisSpec, join_refusal, parse_item, parse_item_text
 from insightloom.analysis.planning import plan_analyses, plan_markdown
 from insightloom.analysis.revision import revise_plan
 from insightloom.analysis_utils.standard import script_name
@@ -15,6 +15,7 @@ from insightloom.models.offline.analyst.scripts import script_for
 
 __all__ = [
     "AnalysisSpec",
+    "join_refusal",
     "parse_item",
     "parse_item_text",
     "plan_analyses",

@@ -12,15 +12,18 @@ from ..conversation import Conversation, Reply
 from .role_helpers import language, plan_items, standard_response
 
 
-def _not_possible_reason(item: str) -> str:
-    from ..analyst import parse_item_text
+def _not_possible_reason(item: str, profile: dict[str, Any]) -> str:
+    from ..analyst import join_refusal, parse_item_text
 
+    refused = join_refusal(item, profile)
+    if refused is not None:
+        return str(refused)
     if parse_item_text(item) is not None:
         return "it names a table or column that is not in the data profile, or one that may not be analysed"
     return "no analysis the offline model can run matches this wording"
 
 
-def _final(doable: list[str], runs: list[Any], impossible: list[str]) -> Reply:
+def _final(doable: list[str], runs: list[Any], impossible: list[str], profile: dict[str, Any]) -> Reply:
     completed, insights, files = [], [], []
     for item, run in zip(doable, runs, strict=False):
         if run.status == "success":
@@ -30,7 +33,7 @@ def _final(doable: list[str], runs: list[Any], impossible: list[str]) -> Reply:
             files.append(f"code/{run.input.get('file_path', '')}")
         else:
             insights.append(f"{item.split(':')[0]}: failed ({run.result.splitlines()[0][:120] if run.result else ''})")
-    settled = completed + [f"{item} — not possible: {_not_possible_reason(item)}" for item in impossible]
+    settled = completed + [f"{item} — not possible: {_not_possible_reason(item, profile)}" for item in impossible]
     status = "SUCCESS" if len(completed) == len(doable) else ("PARTIAL_SUCCESS" if completed else "ERROR")
     if impossible and status == "SUCCESS":
         status = "PARTIAL_SUCCESS"
@@ -57,4 +60,4 @@ def coder(conv: Conversation) -> Reply:
     if len(runs) < len(doable):
         name, source = script_for(doable[len(runs)][1], profile, language(conv))
         return Reply.call("write_and_execute_tool", file_path=name, content=source, timeout=120)
-    return _final([item for item, _ in doable], runs, impossible)
+    return _final([item for item, _ in doable], runs, impossible, profile)

@@ -134,7 +134,7 @@ def _write_profile(
 ) -> DataProfile:
     _warn_unused_definitions(definitions, tables)
     # Several tables may share keys: what joins exist is decided here, once, from the cache just written.
-    relationships = find_relationships(tables, job_dir) if len(tables) > 1 else None
+    relationships = find_relationships(tables, cache_dir.parent) if len(tables) > 1 else None
     profile = DataProfile(tables=tables, aliases=aliases, language=detect_language(texts), relationships=relationships)
     write_text_atomic(cache_dir / PROFILE_FILE, profile.to_json(), beneath=cache_dir.parent)
     logger.info("intake done: %d table(s), language %s", len(tables), profile.language)

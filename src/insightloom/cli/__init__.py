@@ -74,6 +74,7 @@ def _run(
     columns: Path | None,
     quiet: bool,
     verbose: int,
+    tables: tuple[str, ...] = (),
 ) -> int:
     from ..intake import resolve_inputs
     from ..workflow import AutoApprove, JobOptions, run_job
@@ -96,7 +97,13 @@ def _run(
         err.print(f"job {job.id} → {job.root}", highlight=False)
     reviewer = AutoApprove() if yes else TerminalReviewer(err)
     opts = JobOptions(
-        inputs=inputs, request=request, settings=settings, job_dir=job_dir, columns_file=columns_file, cwd=Path.cwd()
+        inputs=inputs,
+        request=request,
+        settings=settings,
+        job_dir=job_dir,
+        columns_file=columns_file,
+        cwd=Path.cwd(),
+        tables=tables,
     )
     outcome = run_job(opts, reviewer, job=job)
     if outcome.answer:
@@ -158,7 +165,10 @@ def main_callback(
 
 @app.command()
 def run(
-    data: Annotated[list[Path], typer.Argument(help="CSV/XLSX files, or a folder of them.")],
+    data: Annotated[
+        list[Path],
+        typer.Argument(help="Data files (CSV, TSV, XLSX, Parquet, JSON, JSON Lines, SQLite), or a folder of them."),
+    ],
     request: Annotated[str, typer.Option("-r", "--request", help="What you want, in plain language.")],
     provider: Annotated[
         str | None, typer.Option(help="Model provider for every agent (auto, bedrock, offline...).")
@@ -167,6 +177,10 @@ def run(
     job_dir: Annotated[Path | None, typer.Option(help="Exact job folder (must be new or empty).")] = None,
     max_revisions: Annotated[int | None, typer.Option(help="Plan revision rounds (default 3).")] = None,
     columns: Annotated[Path | None, typer.Option(help="Column definitions JSON.")] = None,
+    table: Annotated[
+        list[str] | None,
+        typer.Option("--table", help="Read only this table of a SQLite input (repeat for several; default all)."),
+    ] = None,
     config: Annotated[Path | None, typer.Option(help="Config YAML (default ./insightloom.yaml).")] = None,
     quiet: Annotated[bool, typer.Option("-q", "--quiet", help="No progress output.")] = False,
     verbose: Annotated[int, typer.Option("-v", "--verbose", count=True, help="More detail (-vv for debug logs).")] = 0,
@@ -199,7 +213,15 @@ def run(
 
             read_model_io(Path(settings.replay_from))  # a missing or foreign file stops here, before any work
         code = _run(
-            data, request, settings=settings, yes=yes, job_dir=job_dir, columns=columns, quiet=quiet, verbose=verbose
+            data,
+            request,
+            settings=settings,
+            yes=yes,
+            job_dir=job_dir,
+            columns=columns,
+            tables=tuple(table or ()),
+            quiet=quiet,
+            verbose=verbose,
         )
     except InsightloomError as exc:
         raise _fail(exc) from None

@@ -46,6 +46,7 @@ class JobOptions:
         job_dir: Exact job folder, else one under ``settings.artifacts``.
         columns_file: Optional column definitions JSON.
         cwd: Where the user ran from (for ``./skills``).
+        tables: The tables to read from each SQLite input (``--table``); all of them when empty.
     """
 
     inputs: list[Path]
@@ -54,6 +55,7 @@ class JobOptions:
     job_dir: Path | None = None
     columns_file: Path | None = None
     cwd: Path = field(default_factory=Path.cwd)
+    tables: tuple[str, ...] = ()
 
 
 @dataclass
@@ -95,6 +97,7 @@ def create_job(opts: JobOptions, job: JobFolder | None = None) -> JobRuntime:
         "language": rt.language,
         "inputs": [str(p) for p in opts.inputs],
         "columns_file": str(opts.columns_file) if opts.columns_file else None,
+        "tables": list(opts.tables),
         "cwd": str(opts.cwd),
     }
     stages.write_start_files(job, request, opts.settings.to_dict(), models)

@@ -65,12 +65,15 @@ def write_start_files(job: JobFolder, request: dict, settings_config: dict, mode
 
 def intake(rt: JobRuntime, inputs: list[Path], columns_file: Path | None) -> None:
     rt.job.set_stage("intake")
+    # The tables come from request.json, so a resumed intake reads the same ones as the first.
+    tables = [str(t) for t in read_json(rt.job.path("request.json"), beneath=rt.root).get("tables") or []]
     rt.profile = ingest(
         inputs,
         rt.root,
         columns_file=columns_file,
         max_file_mb=rt.settings.max_file_mb,
         cancelled=lambda: rt.cancel.is_set() or rt.job.cancel_requested(),
+        tables=tables,
     )
     write_utils_module(rt.job.path("code"))
 

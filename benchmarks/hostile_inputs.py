@@ -327,6 +327,30 @@ def _deep_definitions(folder: Path) -> list[str]:
     return [*data, "--columns", str(folder / "column_definitions.json")]
 
 
+def _parquet_bomb() -> bytes:
+    """A few KB of Parquet that is 400 MB as text: one 100 KB value, dictionary-encoded, repeated 4,000 times."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    column = pa.DictionaryArray.from_arrays(pa.array([0] * 4000, pa.int32()), pa.array(["x" * 100_000]))
+    buffer = io.BytesIO()
+    pq.write_table(pa.table({"note": column}), buffer, compression="zstd")
+    return buffer.getvalue()
+
+
+def _view_only_sqlite() -> bytes:
+    """A database whose only object is a view that never ends: reading it would hang, listing tables does not."""
+    import sqlite3
+
+    con = sqlite3.connect(":memory:")
+    con.execute(
+        "CREATE VIEW forever AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c"
+    )
+    data = con.serialize()
+    con.close()
+    return data
+
+
 def _deep_json_cells() -> str:
     """JSON text in cells: 50,000 levels of brackets, and a small nested object with its quotes doubled."""
     deep = "[" * 50_000 + "]" * 50_000
@@ -559,7 +583,10 @@ CASES: list[Case] = [
     # Other inputs.
     Case("deep_json_column_definitions", _deep_definitions, REFUSED, "nested too deeply"),
     Case("deep_json_in_cells", _text("deep_cells.csv", _deep_json_cells()), JOB, rows=20),
-    Case("json_data_file", _text("data.json", "[" * 100_000 + "]" * 100_000), REFUSED, "unsupported file type"),
+    Case("json_data_file", _text("data.json", "[" * 100_000 + "]" * 100_000), REFUSED, "nested hundreds of levels"),
+    Case("deep_jsonl_records", _text("deep.jsonl", '{"a": {"b": {"c": 1}}}\n' * 10), REFUSED, "nesting depth 3"),
+    Case("parquet_dictionary_bomb", _raw("bomb.parquet", lambda: _parquet_bomb()), REFUSED, "as csv text"),
+    Case("sqlite_only_a_recursive_view", _raw("view.sqlite", lambda: _view_only_sqlite()), REFUSED, "no tables"),
 ]
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -71,3 +73,19 @@ def test_non_empty_job_dir_refused(files: dict[str, Path], tmp_path: Path) -> No
 def test_version() -> None:
     code, stdout, _ = run("--version")
     assert code == 0 and stdout.startswith("insightloom ")
+
+
+def test_an_unknown_table_exits_2_naming_it_and_the_request_records_the_tables(tmp_path: Path) -> None:
+    db = tmp_path / "shop.sqlite"
+    con = sqlite3.connect(db)
+    con.execute("CREATE TABLE orders (region TEXT, sales INTEGER)")
+    con.executemany("INSERT INTO orders VALUES (?, ?)", [("north", 10), ("south", 20)])
+    con.commit()
+    con.close()
+    job = tmp_path / "job"
+    code, _, stderr = run(
+        "run", str(db), "-r", "analyze", "--provider", "offline", "--yes", "--job-dir", str(job), "--table", "nope"
+    )
+    assert code == 2, stderr
+    assert "shop.sqlite" in stderr and "'nope'" in stderr and "its tables: orders" in stderr
+    assert json.loads((job / "request.json").read_text(encoding="utf-8"))["tables"] == ["nope"]  # what resume reads

@@ -19,8 +19,8 @@ from insightloom.errors import BadInputError
 from insightloom.intake import ingest, inputs, readers
 
 Writer = Callable[[str, bytes], Path]
-#: The module (``insightloom.intake.ingest`` as an attribute is the function): what it calls is patched there.
-INGEST = importlib.import_module("insightloom.intake.ingest")
+#: The module that calls the readers (``intake.sources``): what it calls is patched there.
+SOURCES = importlib.import_module("insightloom.intake.sources")
 
 
 def _refused(path: Path, tmp_path: Path, **kwargs: object) -> BadInputError:
@@ -36,7 +36,7 @@ def test_a_header_over_the_column_cap_is_refused_before_the_file_is_parsed(
 ) -> None:
     header = ",".join(f"c{i}" for i in range(inputs.MAX_COLUMNS + 1))
     path = write_bytes("wide.csv", (header + "\n" + header.replace("c", "") + "\n").encode())
-    monkeypatch.setattr(INGEST, "read_csv", lambda p: pytest.fail("the whole file was parsed"))
+    monkeypatch.setattr(SOURCES, "read_csv", lambda p: pytest.fail("the whole file was parsed"))
     err = _refused(path, tmp_path)
     assert f"{inputs.MAX_COLUMNS + 1:,} columns" in err.message and f"cap of {inputs.MAX_COLUMNS:,}" in err.message
     assert not (tmp_path / "job" / "data" / "wide.csv").exists()  # refused while vetting, before the copy
@@ -136,7 +136,7 @@ def test_an_xlsx_part_with_a_dtd_is_refused_before_openpyxl_reads_it(
     part: str, xml: bytes, write_bytes: Writer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = write_bytes("dtd.xlsx", _workbook_with(part, xml))
-    monkeypatch.setattr(INGEST, "read_xlsx", lambda *a, **k: pytest.fail("openpyxl opened it"))
+    monkeypatch.setattr(SOURCES, "read_xlsx", lambda *a, **k: pytest.fail("openpyxl opened it"))
     err = _refused(path, tmp_path)
     assert repr(part) in err.message and "DTD" in err.message
 
@@ -172,7 +172,7 @@ def test_an_unexpected_error_in_intake_is_exit_2_naming_the_file_and_logged(
     def broken(path: Path) -> readers.RawTable:
         raise OverflowError(f"surprise in {path}\nsecond line")
 
-    monkeypatch.setattr(INGEST, "read_csv", broken)
+    monkeypatch.setattr(SOURCES, "read_csv", broken)
     path = write_bytes("fine.csv", b"a,b\n1,2\n3,4\n")
     with caplog.at_level("DEBUG", logger="insightloom.intake"):
         err = _refused(path, tmp_path)

@@ -151,8 +151,8 @@ def test_resolve_explicit_columns_file_wins(write_bytes: Writer, tmp_path: Path)
     ("make", "needle"),
     [
         (lambda w, t: t / "missing.csv", "not found"),
-        (lambda w, t: w("x.json", b"{}"), "unsupported"),
-        (lambda w, t: (t / "emptydir").mkdir() or t / "emptydir", "no .csv or .xlsx"),
+        (lambda w, t: w("x.txt", b"{}"), "unsupported"),
+        (lambda w, t: (t / "emptydir").mkdir() or t / "emptydir", "no data files"),
     ],
 )
 def test_resolve_errors_name_the_path(write_bytes: Writer, tmp_path: Path, make: Callable, needle: str) -> None:

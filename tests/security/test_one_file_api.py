@@ -380,7 +380,12 @@ ALLOWED: tuple[Allowed, ...] = (
         ("_check_text_bytes", "open"),
         ("copy_into", "shutil.copy2"),
         ("_head_lines", "open"),
+        ("is_column_definitions", "open"),
+        ("is_column_definitions", "exists-gate"),
+        ("_has_magic", "open"),
     ),
+    *_each(INPUTS, "intake.readers_json", ("_array", "read_bytes"), ("_lines", "open")),
+    *_each(INPUTS, "intake.readers_parquet", ("read_parquet", "data-read")),
     *_each(
         INPUTS,
         "intake.readers",

@@ -78,6 +78,7 @@ def _run(
     quiet: bool,
     verbose: int,
     source: DatabaseSource | None = None,
+    tables: tuple[str, ...] = (),
 ) -> int:
     from ..intake import resolve_inputs
     from ..workflow import AutoApprove, JobOptions, run_job
@@ -114,6 +115,7 @@ def _run(
         columns_file=columns_file,
         cwd=Path.cwd(),
         source=source,
+        tables=tables,
     )
     outcome = run_job(opts, reviewer, job=job)
     if outcome.answer:
@@ -182,9 +184,9 @@ def _split_sources(
 
     urls = [arg for arg in data if is_database_url(arg)]
     if not urls:
-        if tables or query is not None or name is not None:
+        if query is not None or name is not None:  # --table also picks a SQLite file's tables
             raise BadInputError(
-                "--table, --query and --name read a database, and no database URL was given.",
+                "--query and --name read a database, and no database URL was given.",
                 "pass a URL such as postgresql://USER@HOST:5432/DB as DATA, or drop those options.",
             )
         return [Path(arg) for arg in data], None
@@ -205,14 +207,19 @@ def run(
     data: Annotated[
         list[str],
         typer.Argument(
-            help="CSV/XLSX files, a folder of them, or a database URL (postgresql://USER@HOST:PORT/DB, no password).",
+            help="Data files (CSV, TSV, XLSX, Parquet, JSON, JSON Lines, SQLite), a folder of them, or a database "
+            "URL (postgresql://USER@HOST:PORT/DB, no password).",
             metavar="DATA...",
         ),
     ],
     request: Annotated[str, typer.Option("-r", "--request", help="What you want, in plain language.")],
     table: Annotated[
         list[str] | None,
-        typer.Option("--table", help="With a database URL: a table to snapshot (repeat for several)."),
+        typer.Option(
+            "--table",
+            help="A table to read: to snapshot from a database URL, or of a SQLite input (repeat for several; a "
+            "SQLite file's default is all).",
+        ),
     ] = None,
     query: Annotated[
         str | None, typer.Option("--query", help="With a database URL: a SELECT whose rows become one view.")
@@ -272,6 +279,7 @@ def run(
             quiet=quiet,
             verbose=verbose,
             source=source,
+            tables=() if source is not None else tuple(table or ()),
         )
     except InsightloomError as exc:
         raise _fail(exc) from None

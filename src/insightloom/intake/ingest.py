@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import io
 import logging
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,11 +19,13 @@ from insightloom.errors import BadInputError, InsightloomError
 from insightloom.fileio import write_chunks_atomic, write_text_atomic
 from insightloom.intake.coerce import coerce_column
 from insightloom.intake.coldefs import load_column_definitions
-from insightloom.intake.inputs import COLUMNS_FILE_NAME, MAX_COLUMNS, XLSX_SUFFIXES, check_file, copy_into
+from insightloom.intake.columnar import ReadLimits
+from insightloom.intake.inputs import COLUMNS_FILE_NAME, MAX_COLUMNS, SQLITE_SUFFIXES, check_file, copy_into
 from insightloom.intake.profile import DataProfile, TableProfile, profile_columns
-from insightloom.intake.readers import RawTable, read_csv, read_xlsx
+from insightloom.intake.readers import RawTable
 from insightloom.intake.relationships import find_relationships
 from insightloom.intake.roles import classify, detect_language, people_context, unit_for
+from insightloom.intake.sources import read_source
 from insightloom.intake.view_names import FIRST_INPUT_ALIAS, view_name
 
 logger = logging.getLogger(__name__)
@@ -41,15 +43,17 @@ def ingest(
     max_file_mb: float = 200.0,
     cancelled: Callable[[], bool] | None = None,
     max_columns: int = MAX_COLUMNS,
+    tables: Sequence[str] = (),
 ) -> DataProfile:
     """Copy inputs into ``<job>/data/``, cache each table as Parquet, and write ``<job>/cache/profile.json``.
 
     Args:
-        inputs: Data files (CSV/TSV/XLSX) in the order given; the first one gets the ``data`` alias.
+        inputs: Data files (``inputs.SUPPORTED_TYPES``) in the order given; the first one gets the ``data`` alias.
         job_dir: The job folder.
         columns_file: Optional ``column_definitions.json`` (units and descriptions per column).
         max_file_mb: Largest accepted input, in MB (setting ``max_file_mb``, env ``INSIGHTLOOM_MAX_FILE_MB``).
         max_columns: Widest accepted table (``inputs.MAX_COLUMNS`` unless given).
+        tables: The tables to read from each SQLite input (``--table``); every table when empty.
 
     Returns:
         The profile that was written.
@@ -61,8 +65,10 @@ def ingest(
             in a traceback.
     """
     if not inputs:
-        raise BadInputError("No data files were given.", fix="Pass one or more .csv/.xlsx files or a folder.")
+        raise BadInputError("No data files were given.", fix="Pass one or more data files or a folder.")
     paths = [Path(p) for p in inputs]
+    _check_tables_option(paths, tables)
+    limits = ReadLimits(max_file_mb=max_file_mb, max_columns=max_columns, cancelled=cancelled)
     for path in paths:  # vet everything before copying anything
         with _named_errors(path, path):
             check_file(path, max_file_mb, max_columns)
@@ -70,25 +76,21 @@ def ingest(
     data_dir = Path(job_dir) / "data"
     copied: set[str] = {COLUMNS_FILE_NAME}
 
-    tables: list[TableProfile] = []
+    profiles: list[TableProfile] = []
     texts: list[str] = []  # headers and category values, to tell the report language
     aliases: dict[str, str] = {}
     taken: set[str] = set()
     for index, src in enumerate(paths):
         copy = copy_into(src, data_dir, copied)
         with _named_errors(src, copy):
-            raws = (
-                read_xlsx(copy, cancelled=cancelled, max_columns=max_columns)
-                if copy.suffix.lower() in XLSX_SUFFIXES
-                else [read_csv(copy)]
-            )
+            raws = read_source(copy, limits, tables)
             views = _name_views(copy, raws, taken, aliases)
             for raw, view in zip(raws, views, strict=True):
-                tables.append(_cache_table(raw, view, copy.name, cache_dir, definitions, texts))
+                profiles.append(_cache_table(raw, view, copy.name, cache_dir, definitions, texts))
         if index == 0 and views[0] != FIRST_INPUT_ALIAS:
             aliases[FIRST_INPUT_ALIAS] = views[0]
             taken.add(FIRST_INPUT_ALIAS)
-    return _write_profile(tables, aliases, texts, definitions, cache_dir)
+    return _write_profile(profiles, aliases, texts, definitions, cache_dir)
 
 
 @dataclass(frozen=True)
@@ -166,6 +168,16 @@ def _named_errors(src: Path, copy: Path) -> Iterator[None]:
         ) from exc
 
 
+def _check_tables_option(paths: list[Path], tables: Sequence[str]) -> None:
+    if tables and not any(p.suffix.lower() in SQLITE_SUFFIXES for p in paths):
+        raise BadInputError(
+            f"--table {' '.join(tables)}: no input is a SQLite database, so there is no table to choose.",
+            fix="pass a .sqlite or .db file with --table, or leave --table out.",
+        )
+    if any(not name.strip() for name in tables):
+        raise BadInputError("--table was given an empty name.", fix="name a table, e.g. --table orders.")
+
+
 def _copy_columns_file(src: Path, data_dir: Path) -> None:
     data_dir.mkdir(parents=True, exist_ok=True)
     dest = data_dir / COLUMNS_FILE_NAME
@@ -174,11 +186,14 @@ def _copy_columns_file(src: Path, data_dir: Path) -> None:
 
 
 def _name_views(copy: Path, raws: list[RawTable], taken: set[str], aliases: dict[str, str]) -> list[str]:
-    """Assign view names: the stem for a CSV; ``<stem>_<sheet>`` per sheet plus a ``<stem>`` alias for XLSX."""
+    """Assign view names: the stem for a one-table file (CSV, Parquet, JSON); the table name for each table of a
+    database; ``<stem>_<sheet>`` per sheet plus a ``<stem>`` alias for XLSX."""
     if raws[0].sheet is None:
-        view = view_name(copy.stem, taken)
-        taken.add(view)
-        return [view]
+        views = []
+        for raw in raws:
+            views.append(view_name(raw.table if raw.table is not None else copy.stem, taken))
+            taken.add(views[-1])
+        return views
     views = []
     for raw in raws:
         view = view_name(f"{copy.stem}_{raw.sheet}", taken)
@@ -234,6 +249,7 @@ def _cache_table(
         view=view,
         file=file_name,
         sheet=raw.sheet,
+        table=raw.table,
         parquet=f"cache/{parquet.name}",
         sha256=digest,
         bytes=len(data),

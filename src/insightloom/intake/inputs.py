@@ -6,6 +6,7 @@ milliseconds with a message naming the file and the fix, instead of as a pandas 
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 import shutil
@@ -19,9 +20,19 @@ logger = logging.getLogger(__name__)
 
 CSV_SUFFIXES = frozenset({".csv", ".tsv"})
 XLSX_SUFFIXES = frozenset({".xlsx", ".xlsm"})
-DATA_SUFFIXES = CSV_SUFFIXES | XLSX_SUFFIXES
-FOLDER_SUFFIXES = frozenset({".csv", ".tsv", ".xlsx", ".xlsm"})
+PARQUET_SUFFIXES = frozenset({".parquet"})
+JSON_SUFFIXES = frozenset({".json", ".jsonl", ".ndjson"})
+SQLITE_SUFFIXES = frozenset({".sqlite", ".db"})
+DATA_SUFFIXES = CSV_SUFFIXES | XLSX_SUFFIXES | PARQUET_SUFFIXES | JSON_SUFFIXES | SQLITE_SUFFIXES
+#: The supported types, as messages list them.
+SUPPORTED_TYPES = ".csv, .tsv, .xlsx, .parquet, .json, .jsonl, .ndjson, .sqlite or .db"
 COLUMNS_FILE_NAME = "column_definitions.json"
+#: The keys of a column definitions entry: a .json whose first record has exactly these is definitions, not data.
+_COLUMN_DEFINITION_KEYS = frozenset({"column_name", "column_desc"})
+#: Bytes of a .json read to find its first record: a definitions entry is a name and a sentence.
+_DEFINITIONS_HEAD_BYTES = 64 * 1024
+_PARQUET_MAGIC = b"PAR1"
+_SQLITE_MAGIC = b"SQLite format 3\x00"
 MAX_FILE_ENV = "INSIGHTLOOM_MAX_FILE_MB"
 #: The widest table intake reads (CSV header or XLSX sheet). Intake types and profiles every column, and no report
 #: discusses thousands of them; a CSV's header is counted from its first bytes, before the file is parsed, so a
@@ -52,8 +63,9 @@ def resolve_inputs(args: list[Path], columns_file: Path | None) -> tuple[list[Pa
     """Expand DATA arguments into data files and an optional column-definitions file.
 
     Args:
-        args: CSV/XLSX files, folders (every .csv/.tsv/.xlsx inside, sorted by name, plus its
-            ``column_definitions.json``), or a ``column_definitions.json`` passed directly.
+        args: Data files (``SUPPORTED_TYPES``), folders (every data file inside, sorted by name, plus its column
+            definitions), or a column definitions file passed directly: ``column_definitions.json``, or any .json
+            whose first record has exactly the keys ``column_name`` and ``column_desc``.
         columns_file: An explicit ``--columns`` file; it wins over one found in a folder.
 
     Returns:
@@ -72,11 +84,11 @@ def resolve_inputs(args: list[Path], columns_file: Path | None) -> tuple[list[Pa
         path = Path(arg)
         _require_exists(path, what="data path")
         if path.is_dir():
-            files.extend(_folder_files(path))
-            candidate = path / COLUMNS_FILE_NAME
-            if candidate.is_file() and columns_file is None:
+            data, definitions = _folder_files(path)
+            files.extend(data)
+            for candidate in definitions if columns_file is None else []:
                 found_columns = _one_columns_file(found_columns, candidate)
-        elif path.name.lower() == COLUMNS_FILE_NAME:
+        elif is_column_definitions(path):
             found_columns = _one_columns_file(found_columns, path)
         else:
             check_extension(path)
@@ -85,8 +97,8 @@ def resolve_inputs(args: list[Path], columns_file: Path | None) -> tuple[list[Pa
     if not unique:
         named = ", ".join(str(a) for a in args) or "(nothing)"
         raise BadInputError(
-            f"No CSV or XLSX data file in: {named}.",
-            fix="Pass one or more .csv/.xlsx files, or a folder that contains them.",
+            f"No data file in: {named}.",
+            fix=f"Pass one or more data files ({SUPPORTED_TYPES}), or a folder that contains them.",
         )
     return unique, Path(columns_file) if columns_file is not None else found_columns
 
@@ -96,19 +108,49 @@ def _require_exists(path: Path, *, what: str) -> None:
         raise BadInputError(f"{path}: {what} not found.", fix="Check the path and spelling, then run again.")
 
 
-def _folder_files(folder: Path) -> list[Path]:
-    """List a folder's data files sorted by name, skipping hidden files and Office lock files (``~$x.xlsx``)."""
+def _folder_files(folder: Path) -> tuple[list[Path], list[Path]]:
+    """A folder's data files and its column definitions files, each sorted by name.
+
+    Hidden files, Office lock files (``~$x.xlsx``) and a ``.db`` that is no SQLite database (Windows'
+    ``Thumbs.db``) are skipped.
+    """
     found = sorted(
         p
         for p in folder.iterdir()
-        if p.is_file() and p.suffix.lower() in FOLDER_SUFFIXES and not p.name.startswith((".", "~$"))
+        if p.is_file() and p.suffix.lower() in DATA_SUFFIXES and not p.name.startswith((".", "~$"))
     )
-    if not found:
+    definitions = [p for p in found if is_column_definitions(p)]
+    data = [p for p in found if p not in definitions and (p.suffix.lower() != ".db" or _has_magic(p, _SQLITE_MAGIC))]
+    if not data:
         raise BadInputError(
-            f"{folder}: folder has no .csv or .xlsx files.",
+            f"{folder}: folder has no data files ({SUPPORTED_TYPES}).",
             fix="Put the data files in the folder, or pass the files themselves.",
         )
-    return found
+    return data, definitions
+
+
+def is_column_definitions(path: Path) -> bool:
+    """Column definitions rather than data: named ``column_definitions.json``, or a .json array whose first record
+    has exactly the keys ``column_name`` and ``column_desc`` (read from the file's first bytes only)."""
+    if path.name.lower() == COLUMNS_FILE_NAME:
+        return True
+    if path.suffix.lower() != ".json" or not path.is_file():
+        return False
+    with path.open("rb") as fh:
+        head = fh.read(_DEFINITIONS_HEAD_BYTES).decode("utf-8-sig", errors="replace")
+    start = re.match(r"\s*\[\s*", head)
+    if start is None:
+        return False
+    try:
+        first, _ = json.JSONDecoder().raw_decode(head, start.end())
+    except (ValueError, RecursionError):  # not JSON, a first record past the bytes read, or brackets nested deep:
+        return False  # no definitions entry is any of these
+    return isinstance(first, dict) and set(first) == _COLUMN_DEFINITION_KEYS
+
+
+def _has_magic(path: Path, magic: bytes) -> bool:
+    with path.open("rb") as fh:
+        return fh.read(len(magic)) == magic
 
 
 def _one_columns_file(current: Path | None, candidate: Path) -> Path:
@@ -139,21 +181,22 @@ def check_extension(path: Path) -> None:
     fix = (
         "Save the sheet as .xlsx (File > Save As) and pass that file."
         if suffix == ".xls"
-        else ("Pass a .csv, .tsv or .xlsx file (export other formats to CSV first).")
+        else f"Pass a {SUPPORTED_TYPES} file (export other formats to CSV or Parquet first)."
     )
     raise BadInputError(f"{path}: unsupported file type '{suffix or '(none)'}'.", fix=fix)
 
 
 def check_file(path: Path, max_file_mb: float, max_columns: int = MAX_COLUMNS) -> None:
     """Vet one data file: exists, supported type, not empty, within the size limit, not binary, not too wide, no
-    line past ``MAX_LINE_BYTES`` at its start, and (XLSX) no zip or XML bomb.
+    line past ``MAX_LINE_BYTES`` at its start, (XLSX) no zip or XML bomb, (Parquet, SQLite) the format's signature,
+    and (JSON) not column definitions.
 
     Raises:
         BadInputError: Naming the file and the fix.
     """
     _require_exists(path, what="data file")
     if not path.is_file():
-        raise BadInputError(f"{path}: is not a file.", fix="Pass a .csv or .xlsx file, or a folder of them.")
+        raise BadInputError(f"{path}: is not a file.", fix=f"Pass a {SUPPORTED_TYPES} file, or a folder of them.")
     check_extension(path)
     size = path.stat().st_size
     if size == 0:
@@ -164,11 +207,34 @@ def check_file(path: Path, max_file_mb: float, max_columns: int = MAX_COLUMNS) -
             f"{path}: file is {size / 1024 / 1024:.1f} MB, over the max_file_mb limit of {max_file_mb:g} MB.",
             fix=f"Raise the limit with the max_file_mb setting or env {MAX_FILE_ENV}, or pass a smaller extract.",
         )
-    if path.suffix.lower() in CSV_SUFFIXES:
+    suffix = path.suffix.lower()
+    if suffix in CSV_SUFFIXES:
         _check_text_bytes(path)
         _check_head(path, max_columns)
-    elif path.suffix.lower() in XLSX_SUFFIXES:
+    elif suffix in XLSX_SUFFIXES:
         _check_workbook_archive(path, limit, max_file_mb)
+    elif suffix in JSON_SUFFIXES:
+        _check_text_bytes(path)
+        _check_not_definitions(path)
+    elif suffix in PARQUET_SUFFIXES and not _has_magic(path, _PARQUET_MAGIC):
+        raise BadInputError(
+            f"{path}: not a Parquet file (it does not start with the Parquet signature).",
+            fix="write it again as Parquet (pandas, pyarrow, DuckDB or Spark), or export the table as CSV.",
+        )
+    elif suffix in SQLITE_SUFFIXES and not _has_magic(path, _SQLITE_MAGIC):
+        raise BadInputError(
+            f"{path}: not a SQLite database (it does not start with the SQLite signature).",
+            fix="pass the database file itself (.sqlite or .db made by SQLite), or export its tables as CSV.",
+        )
+
+
+def _check_not_definitions(path: Path) -> None:
+    """Column definitions passed where data goes are never read as a table of two columns."""
+    if is_column_definitions(path):
+        raise BadInputError(
+            f"{path}: holds column definitions (entries of column_name and column_desc), not data.",
+            fix="pass it with --columns, or beside the data files, and pass the data too.",
+        )
 
 
 def _check_workbook_archive(path: Path, limit: float, max_file_mb: float) -> None:
@@ -309,7 +375,7 @@ def line_number(data: bytes, offset: int) -> int:
 
 
 def _check_text_bytes(path: Path) -> None:
-    """A CSV must be text: NUL bytes or many control characters mean a binary file with a wrong name."""
+    """A CSV or JSON file must be text: NUL bytes or many control characters mean a binary file with a wrong name."""
     with path.open("rb") as fh:
         sample = fh.read(_SAMPLE_BYTES)
     if sample.startswith((b"\xff\xfe", b"\xfe\xff")) or sample.count(b"\x00") > max(8, len(sample) // 100):

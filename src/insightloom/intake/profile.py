@@ -106,7 +106,7 @@ class ColumnProfile:
 
 @dataclass
 class TableProfile:
-    """One table view (a CSV, or one XLSX sheet) and its Parquet cache."""
+    """One table view (a CSV, Parquet or JSON file, one XLSX sheet, or one database table) and its Parquet cache."""
 
     view: str
     file: str
@@ -128,6 +128,8 @@ class TableProfile:
     #: None in a profile written before intake recorded them.
     sha256: str | None = None
     bytes: int | None = None
+    #: The database table the view was read from (SQLite); None for files of one table and for sheets.
+    table: str | None = None
 
     def column(self, name: str) -> ColumnProfile:
         """The profile of column ``name``; raises KeyError naming the known columns."""
@@ -141,6 +143,7 @@ class TableProfile:
             "view": self.view,
             "file": self.file,
             "sheet": self.sheet,
+            **({"table": self.table} if self.table is not None else {}),
             "parquet": self.parquet,
             **self._manifest_dict(),
             "rows": self.rows,
@@ -168,6 +171,7 @@ class TableProfile:
             view=data["view"],
             file=data["file"],
             sheet=data.get("sheet"),
+            table=data.get("table"),
             parquet=data["parquet"],
             rows=int(data["rows"]),
             columns=[ColumnProfile.from_dict(c) for c in data.get("columns", [])],

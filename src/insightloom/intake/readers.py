@@ -78,6 +78,8 @@ class RawTable:
     control_chars_removed: int = 0
     title_rows_skipped: int = 0
     title: str | None = None
+    #: The database table this was read from (SQLite), which names its view.
+    table: str | None = None
 
 
 # ---------------------------------------------------------------------------------------------------------- CSV
@@ -109,7 +111,7 @@ def read_csv(path: Path) -> RawTable:
         raise BadInputError(
             f"{path}: has a header row but no data rows.", fix="Export the data again including its rows."
         )
-    header = [_clean_label(v) for v in frame.iloc[0].tolist()]
+    header = [clean_label(v) for v in frame.iloc[0].tolist()]
     check_labels(path, header)
     body = frame.iloc[1:].reset_index(drop=True)
     body.columns = unique_names([h or f"column_{i + 1}" for i, h in enumerate(header)])
@@ -190,16 +192,16 @@ def longest_line(data: bytes) -> tuple[int, int]:
     return best, best_start
 
 
-def check_cell_lengths(path: Path, frame: pd.DataFrame, *, first_row: int, sheet: str | None = None) -> None:
+def check_cell_lengths(path: Path, frame: pd.DataFrame, *, first_row: int, part: str = "") -> None:
     """Refuse a text cell longer than ``MAX_CELL_CHARS``, naming its row (numbered as in the file, the first data
-    row being ``first_row``) and its column."""
+    row being ``first_row``), its column and the part of the file (``sheet 'North'``) when there is one."""
     for j, name in enumerate(frame.columns):
         try:
             lengths = frame.iloc[:, j].str.len().fillna(0).to_numpy()
         except AttributeError:  # no text in this column
             continue
         if lengths.size and lengths.max() > MAX_CELL_CHARS:
-            where = f" sheet {sheet!r}" if sheet else ""
+            where = f" {part}" if part else ""
             raise BadInputError(
                 f"{path}:{where} row {first_row + int(lengths.argmax()):,}, column {name!r} holds a cell of "
                 f"{int(lengths.max()):,} characters, over the cap of {MAX_CELL_CHARS:,}.",
@@ -457,7 +459,7 @@ def _read_sheets(path: Path, cancelled: Callable[[], bool] | None, max_columns: 
             table = _sheet_table(path, ws.title, rows)
             if table is not None:
                 first = table.title_rows_skipped + table.header_rows + 1
-                check_cell_lengths(path, table.frame, first_row=first, sheet=ws.title)
+                check_cell_lengths(path, table.frame, first_row=first, part=f"sheet {ws.title!r}")
                 table.frame, table.control_chars_removed = strip_control_chars(table.frame)
                 tables.append(table)
     finally:
@@ -577,7 +579,7 @@ def _sheet_table(path: Path, sheet: str, rows: list[list[object]]) -> RawTable |
         return None
     depth = header_depth(rows)
     names = flatten_header(rows[:depth])
-    check_labels(path, names, sheet=sheet)
+    check_labels(path, names, part=f"sheet {sheet!r}")
     body = rows[depth:]
     if not body:
         logger.warning("%s sheet %r has only header rows; skipped", path.name, sheet)
@@ -633,7 +635,7 @@ def flatten_header(levels: list[list[object]]) -> list[str]:
     """
     depth = len(levels)
     width = len(levels[0]) if levels else 0
-    filled = [[_clean_label(v) for v in level] for level in levels]
+    filled = [[clean_label(v) for v in level] for level in levels]
     for k in range(depth - 1):
         for j in range(1, width):
             new_parent = any(filled[p][j] and levels[p][j] is not None for p in range(k))
@@ -650,7 +652,7 @@ def flatten_header(levels: list[list[object]]) -> list[str]:
     return unique_names(names)
 
 
-def _clean_label(v: object) -> str:
+def clean_label(v: object) -> str:
     """A header cell as a column name: whitespace collapsed, control characters (a BEL, an ESC) removed, since a
     name reaches the DOCX, whose XML forbids them, and the terminal."""
     if v is None or (isinstance(v, float) and pd.isna(v)):
@@ -660,15 +662,15 @@ def _clean_label(v: object) -> str:
     return " ".join(_CONTROL_CHARS.sub("", str(v)).split())
 
 
-def check_labels(path: Path, names: list[str], *, sheet: str | None = None) -> None:
+def check_labels(path: Path, names: list[str], *, part: str = "") -> None:
     """Refuse a column name longer than ``MAX_LABEL_CHARS``, naming its position.
 
     Raises:
-        BadInputError: Naming the file (and sheet), the column and the fix.
+        BadInputError: Naming the file (and ``part``, such as ``sheet 'North'``), the column and the fix.
     """
     for j, name in enumerate(names):
         if len(name) > MAX_LABEL_CHARS:
-            where = f" sheet {sheet!r}" if sheet else ""
+            where = f" {part}" if part else ""
             raise BadInputError(
                 f"{path}:{where} the name of column {j + 1} is {len(name):,} characters long, over the cap of "
                 f"{MAX_LABEL_CHARS:,} ({name[:40]!r}...).",

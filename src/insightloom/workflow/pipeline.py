@@ -48,6 +48,7 @@ class JobOptions:
         columns_file: Optional column definitions JSON.
         cwd: Where the user ran from (for ``./skills``).
         source: A database to snapshot instead of files (``inputs`` is then empty); request.json records it.
+        tables: The tables to read from each SQLite input (``--table``); all of them when empty.
     """
 
     inputs: list[Path]
@@ -57,6 +58,7 @@ class JobOptions:
     columns_file: Path | None = None
     cwd: Path = field(default_factory=Path.cwd)
     source: DatabaseSource | None = None
+    tables: tuple[str, ...] = ()
 
 
 @dataclass
@@ -98,6 +100,7 @@ def create_job(opts: JobOptions, job: JobFolder | None = None) -> JobRuntime:
         "language": rt.language,
         "inputs": [str(p) for p in opts.inputs],
         "columns_file": str(opts.columns_file) if opts.columns_file else None,
+        "tables": list(opts.tables),
         "cwd": str(opts.cwd),
     }
     if opts.source is not None:

@@ -88,8 +88,15 @@ def intake(rt: JobRuntime, inputs: list[Path], columns_file: Path | None) -> Non
             cancelled=cancelled,
         )
     else:
+        # The tables come from request.json, so a resumed intake reads the same ones as the first.
+        tables = [str(t) for t in read_json(rt.job.path("request.json"), beneath=rt.root).get("tables") or []]
         rt.profile = ingest(
-            inputs, rt.root, columns_file=columns_file, max_file_mb=rt.settings.max_file_mb, cancelled=cancelled
+            inputs,
+            rt.root,
+            columns_file=columns_file,
+            max_file_mb=rt.settings.max_file_mb,
+            cancelled=cancelled,
+            tables=tables,
         )
     write_utils_module(rt.job.path("code"))
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import jsonschema
 import pandas as pd
 import pytest
-from intake_helpers import ingest_one
+from intake_helpers import ingest_one, write_xlsx
 
 from insightloom.contracts import load_schema
 from insightloom.intake import DataProfile
@@ -79,6 +79,16 @@ def test_intake_profiles_the_margin_as_a_measure_with_its_level(tmp_path: Path) 
     assert document["tables"][0]["columns"][1]["text_levels"] == [{"value": "TIE", "count": 6}]
     prompt = profile.to_prompt()
     assert '"text_levels":[{"value":"TIE","count":6}]' in prompt and '"notices":["margin: ' in prompt
+
+
+def test_an_xlsx_margin_of_numbers_and_a_word_is_a_measure(tmp_path: Path) -> None:
+    rows: list[list[object]] = [["game", "margin"]]
+    rows += [[f"g{i}", "TIE" if i % 7 == 3 else (i % 9) - 4] for i in range(30)]
+    table, frame = ingest_one(write_xlsx(tmp_path / "games.xlsx", rows), tmp_path / "job")
+    assert table.column("margin").dtype == "int64" and table.column("margin").text_levels == [
+        {"value": "TIE", "count": 4}
+    ]
+    assert frame["margin"].isna().sum() == 4 and table.text_numeric_columns == []
 
 
 @pytest.mark.parametrize("sep", ["\t", " ", "\u00a0", "\u202f"])

@@ -211,18 +211,25 @@ def _cache_table(
     """Type every column, write the Parquet once, and profile the typed columns.
 
     Appends the header and the distinct category values to ``texts`` (for language detection). Columns that look
-    numeric but stayed text are listed in the table profile (``text_numeric_columns``), so the job can say so.
+    numeric but stayed text are listed in the table profile (``text_numeric_columns``), so the job can say so, and
+    what typing changed in a column (text levels, joined digit groups) is one of its ``notices``.
     """
     decimal_comma = raw.delimiter == ";"
     typed: dict[str, pd.Series] = {}
     hints: dict[str, str | None] = {}
     numeric_text: list[str] = []
+    levels: dict[str, list[dict[str, object]]] = {}
+    notices: list[str] = []
     for name in raw.frame.columns:
         result = coerce_column(raw.frame[name], str(name), decimal_comma=decimal_comma)
         typed[str(name)] = result.series
         hints[str(name)] = result.unit_hint
         if result.numeric_text:
             numeric_text.append(str(name))
+        if result.text_levels:
+            levels[str(name)] = [{"value": value, "count": count} for value, count in result.text_levels]
+        if result.notice:
+            notices.append(f"{name}: {result.notice}")
     frame = pd.DataFrame(typed)
     parquet = cache_dir / f"{view}.parquet"
     # Written through the no-follow API, which also hashes what it writes: the profile records the file's SHA-256
@@ -241,6 +248,7 @@ def _cache_table(
     # The semantics may refine a role (a year: category); the file name may say what the values are (percent).
     columns = profile_columns(typed, roles, units, definitions, table_name=file_name)
     for col in columns:
+        col.text_levels = levels.get(col.name)
         texts.append(col.name)
         if col.role == "category":
             texts.extend(str(v) for v in typed[col.name].dropna().unique()[:_LANGUAGE_SAMPLE])
@@ -259,6 +267,7 @@ def _cache_table(
         control_chars_removed=raw.control_chars_removed,
         title_rows_skipped=raw.title_rows_skipped,
         text_numeric_columns=numeric_text,
+        notices=notices,
     ).annotate(frame)
 
 

@@ -63,6 +63,8 @@ class ColumnProfile:
     calc_id_stem: str | None = None
     #: Codes such as 99999 or -1 used for "missing" in a numeric column, with their counts (docs/claims.md rule).
     sentinel_values: list[dict[str, Any]] | None = None
+    #: Words standing among a numeric column's numbers (``TIE``), with their counts; those cells are missing.
+    text_levels: list[dict[str, Any]] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict; ``min``/``max``/``mean``/``top_values`` are omitted when they do not apply (and for PII).
@@ -95,6 +97,8 @@ class ColumnProfile:
             out["calc_id_stem"] = self.calc_id_stem
         if self.sentinel_values and self.role != "pii":
             out["sentinel_values"] = [dict(code) for code in self.sentinel_values]
+        if self.text_levels and self.role != "pii":
+            out["text_levels"] = [dict(level) for level in self.text_levels]
         return out
 
     @classmethod
@@ -120,6 +124,9 @@ class TableProfile:
     title_rows_skipped: int = 0
     #: Columns whose cells look numeric but were kept as text.
     text_numeric_columns: list[str] = field(default_factory=list)
+    #: What intake changed while typing the cells, one sentence each naming the column (text levels set aside,
+    #: digit groups joined); written only when there is one.
+    notices: list[str] = field(default_factory=list)
     #: Rates recomputed from their parts; None (with the two below) when the semantics were not decided.
     rate_pairs: list[dict[str, Any]] | None = None
     headline_measures: list[dict[str, str]] | None = None
@@ -151,6 +158,7 @@ class TableProfile:
             "control_chars_removed": self.control_chars_removed,
             "title_rows_skipped": self.title_rows_skipped,
             "text_numeric_columns": list(self.text_numeric_columns),
+            **({"notices": list(self.notices)} if self.notices else {}),
             **self._semantics_dict(),
             "columns": [c.to_dict() for c in self.columns],
         }
@@ -179,6 +187,7 @@ class TableProfile:
             control_chars_removed=int(data.get("control_chars_removed") or 0),
             title_rows_skipped=int(data.get("title_rows_skipped") or 0),
             text_numeric_columns=list(data.get("text_numeric_columns") or []),
+            notices=list(data.get("notices") or []),
             rate_pairs=data.get("rate_pairs"),
             headline_measures=data.get("headline_measures"),
             time_axis=data.get("time_axis"),
@@ -416,7 +425,7 @@ def profile_column(
     if role == "pii":
         col.samples = [MASK]
         return col
-    col.samples = [_json_value(v) for v in present.drop_duplicates().head(MAX_SAMPLES)]
+    col.samples = [_json_value(v) for v in _first_distinct(present, MAX_SAMPLES)]
     if present.empty:
         return col
     if col.dtype in ("int64", "float64"):
@@ -430,6 +439,13 @@ def profile_column(
         counts = present.value_counts().head(MAX_TOP_VALUES)
         col.top_values = [{"value": _json_value(v), "count": int(n)} for v, n in counts.items()]
     return col
+
+
+def _first_distinct(present: pd.Series, count: int) -> pd.Series:
+    """The first ``count`` distinct values in row order; the first rows usually hold them, so a large column is not
+    deduplicated whole for a few samples."""
+    head = present.head(1000).drop_duplicates()
+    return head.head(count) if len(head) >= count else present.drop_duplicates().head(count)
 
 
 def _round_sig(value: float, digits: int) -> float | None:

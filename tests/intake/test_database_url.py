@@ -82,7 +82,7 @@ def test_the_selection_is_checked() -> None:
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
-        (["x.csv", "--table", "orders"], "no database URL"),
+        (["x.csv", "--query", "SELECT 1"], "no database URL"),  # --table alone also picks SQLite tables
         (["postgresql://u@127.0.0.1:1/db"], "--table"),
         (["postgresql://u@127.0.0.1:1/db", "x.csv", "--table", "t"], "only input"),
     ],

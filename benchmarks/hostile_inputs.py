@@ -593,9 +593,17 @@ CASES: list[Case] = [
 # ------------------------------------------------------------------------------------------------------ running
 
 
+#: The file cap the corpus is sized for (its over-the-limit cases are a little over 200 MB), below the 5 GB default.
+CORPUS_MAX_FILE_MB = "200"
+
+
 def child_env() -> dict[str, str]:
-    """The environment for the CLI: no credentials or insightloom settings (PYTHONPATH passes through)."""
-    return {k: v for k, v in os.environ.items() if not k.startswith(("AWS_ACCESS", "AWS_SECRET", "INSIGHTLOOM_"))}
+    """The environment for the CLI: no credentials or insightloom settings but the corpus's file cap and the caller's
+    job registry (a test's temporary one); PYTHONPATH passes through."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_ACCESS", "AWS_SECRET", "INSIGHTLOOM_"))}
+    if os.environ.get("INSIGHTLOOM_JOBS_REGISTRY"):
+        env["INSIGHTLOOM_JOBS_REGISTRY"] = os.environ["INSIGHTLOOM_JOBS_REGISTRY"]
+    return {**env, "INSIGHTLOOM_MAX_FILE_MB": CORPUS_MAX_FILE_MB}
 
 
 #: Runs the CLI and writes the peak resident memory (KB) of it and everything it waited for to ``argv[1]``. A child

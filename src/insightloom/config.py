@@ -126,7 +126,10 @@ class Settings:
         artifact_store: ``s3://bucket/prefix`` when jobs live in S3 (``INSIGHTLOOM_ARTIFACTS=s3://...``), else None
             (the ``artifacts`` folder is the store).
         max_revisions: Plan revision rounds the reviewer may ask for.
-        max_file_mb: Largest input file accepted.
+        max_file_mb: Largest input file accepted (5 GB; ``INSIGHTLOOM_MAX_FILE_MB``).
+        memory_budget_mb: The memory intake may use; a file whose intake would need more is refused up front with
+            the fix (``intake/budget.py``). None is three quarters of the machine's memory
+            (``INSIGHTLOOM_MEMORY_BUDGET_MB``).
         max_snapshot_rows: Most rows intake reads from one database table or query (``docs/sources.md``); more is
             refused, naming the fix, never cut silently.
         max_snapshot_mb: Most data (Arrow's in-memory size, in MB) intake reads from one table or query.
@@ -179,7 +182,8 @@ class Settings:
     jobs_registry: Path | None = None
     artifact_store: str | None = None
     max_revisions: int = 3
-    max_file_mb: float = 200.0
+    max_file_mb: float = 5120.0
+    memory_budget_mb: float | None = None
     max_snapshot_rows: int = 5_000_000
     max_snapshot_mb: float = 1024.0
     sql_timeout_s: float = 300.0
@@ -319,6 +323,7 @@ _POSITIVE_LIMITS = (
     "max_snapshot_rows",
     "max_snapshot_mb",
     "sql_timeout_s",
+    "memory_budget_mb",
     "clue_budget_tokens",
     "handoff_budget_tokens",
 )
@@ -499,11 +504,12 @@ def load_settings(
     return settings
 
 
-#: Env vars for the database snapshot limits, by setting.
+#: Env vars for the database snapshot limits and intake's memory budget, by setting.
 SNAPSHOT_ENV: dict[str, str] = {
     "max_snapshot_rows": "INSIGHTLOOM_MAX_SNAPSHOT_ROWS",
     "max_snapshot_mb": "INSIGHTLOOM_MAX_SNAPSHOT_MB",
     "sql_timeout_s": "INSIGHTLOOM_SQL_TIMEOUT_S",
+    "memory_budget_mb": "INSIGHTLOOM_MEMORY_BUDGET_MB",
 }
 
 

@@ -3,7 +3,7 @@
 Public API::
 
     resolve_inputs(args, columns_file) -> (data_files, columns_file)
-    ingest(inputs, job_dir, *, columns_file=None, max_file_mb=200.0, tables=()) -> DataProfile
+    ingest(inputs, job_dir, *, columns_file=None, max_file_mb=5120.0, tables=(), ...) -> DataProfile
     DataProfile / TableProfile / ColumnProfile
     view_name(stem, taken) -> str
 """

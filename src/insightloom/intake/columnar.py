@@ -56,7 +56,7 @@ class ReadLimits:
         cancelled: Polled between batches; True stops the read with JobCancelled.
     """
 
-    max_file_mb: float = 200.0
+    max_file_mb: float = 5120.0
     max_columns: int = MAX_COLUMNS
     cancelled: Callable[[], bool] | None = None
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import logging
+import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ import pandas as pd
 
 from insightloom.errors import BadInputError, InsightloomError
 from insightloom.fileio import write_chunks_atomic, write_text_atomic
+from insightloom.intake.budget import check_budget
 from insightloom.intake.coerce import coerce_column
 from insightloom.intake.coldefs import load_column_definitions
 from insightloom.intake.columnar import ReadLimits
@@ -40,10 +42,13 @@ def ingest(
     job_dir: Path,
     *,
     columns_file: Path | None = None,
-    max_file_mb: float = 200.0,
+    max_file_mb: float = 5120.0,
     cancelled: Callable[[], bool] | None = None,
     max_columns: int = MAX_COLUMNS,
     tables: Sequence[str] = (),
+    memory_budget_mb: float | None = None,
+    max_job_mb: float = math.inf,
+    on_progress: Callable[..., object] | None = None,
 ) -> DataProfile:
     """Copy inputs into ``<job>/data/``, cache each table as Parquet, and write ``<job>/cache/profile.json``.
 
@@ -54,6 +59,10 @@ def ingest(
         max_file_mb: Largest accepted input, in MB (setting ``max_file_mb``, env ``INSIGHTLOOM_MAX_FILE_MB``).
         max_columns: Widest accepted table (``inputs.MAX_COLUMNS`` unless given).
         tables: The tables to read from each SQLite input (``--table``); every table when empty.
+        memory_budget_mb: Intake's memory budget (setting ``memory_budget_mb``; None: ``budget`` picks one).
+        max_job_mb: The job folder's quota, which the input copies and their cache must leave room in.
+        on_progress: Called with ``message`` (and ``view``, ``rows``) as each file is read and each table cached:
+            the ``progress`` events of the CLI and the page.
 
     Returns:
         The profile that was written.
@@ -72,6 +81,8 @@ def ingest(
     for path in paths:  # vet everything before copying anything
         with _named_errors(path, path):
             check_file(path, max_file_mb, max_columns)
+    check_budget(paths, memory_budget_mb=memory_budget_mb, max_job_mb=max_job_mb)
+    progress = on_progress or (lambda **_event: None)
     definitions, cache_dir = _prepare(Path(job_dir), columns_file)
     data_dir = Path(job_dir) / "data"
     copied: set[str] = {COLUMNS_FILE_NAME}
@@ -82,11 +93,14 @@ def ingest(
     taken: set[str] = set()
     for index, src in enumerate(paths):
         copy = copy_into(src, data_dir, copied)
+        progress(message=f"{src.name}: reading {copy.stat().st_size / 1024 / 1024:,.1f} MB", reason="intake")
         with _named_errors(src, copy):
             raws = read_source(copy, limits, tables)
             views = _name_views(copy, raws, taken, aliases)
             for raw, view in zip(raws, views, strict=True):
                 profiles.append(_cache_table(raw, view, copy.name, cache_dir, definitions, texts))
+                rows = profiles[-1].rows
+                progress(message=f"{view}: {rows:,} rows read, typed and cached", reason="intake", view=view, rows=rows)
         if index == 0 and views[0] != FIRST_INPUT_ALIAS:
             aliases[FIRST_INPUT_ALIAS] = views[0]
             taken.add(FIRST_INPUT_ALIAS)

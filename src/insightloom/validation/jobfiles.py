@@ -28,7 +28,8 @@ PROFILE_FILE = "cache/profile.json"
 REPORT_FILE = "validation_report.txt"
 _REQUIRED = ("id", "value", "description", "formula", "source_file", "source_columns", "importance")
 #: The largest cached Parquet file a check may read. Each one is held in memory while the checks run (read once, and
-#: hashed in the same pass), and intake writes far less from its largest accepted input (200 MB by default).
+#: hashed in the same pass); Parquet holds a CSV in a third to a fifth of its bytes, so a 5 GB input (the default cap)
+#: caches within it.
 MAX_PARQUET_BYTES = 2 * 1024 * 1024 * 1024
 _SHA256_RE = re.compile(r"[0-9a-f]{64}")
 # Resume re-runs intake only when the profile is missing, and refuses a finished job.

@@ -97,6 +97,9 @@ def intake(rt: JobRuntime, inputs: list[Path], columns_file: Path | None) -> Non
             max_file_mb=rt.settings.max_file_mb,
             cancelled=cancelled,
             tables=tables,
+            memory_budget_mb=rt.settings.memory_budget_mb,
+            max_job_mb=rt.settings.max_job_mb,
+            on_progress=functools.partial(rt.job.events.emit, "progress"),
         )
     write_utils_module(rt.job.path("code"))
 

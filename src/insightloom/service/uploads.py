@@ -18,7 +18,10 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..intake.inputs import COLUMNS_FILE_NAME
 
-DATA_SUFFIXES = (".csv", ".xlsx")
+#: Every data type intake reads but ``.json``, which an upload keeps for the column definitions (send JSON data as
+#: ``.jsonl``).
+DATA_SUFFIXES = (".csv", ".tsv", ".xlsx", ".xlsm", ".parquet", ".jsonl", ".ndjson", ".sqlite", ".db")
+_DATA_TYPES = ", ".join(DATA_SUFFIXES)
 COLUMNS_SUFFIX = ".json"
 MAX_NAME = 120
 FORM_SLACK_BYTES = 1024 * 1024  # room for the request text and the other form fields
@@ -130,7 +133,7 @@ def plan_uploads(names: list[str | None]) -> list[Upload]:
             hint = " Save the sheet as .xlsx first." if suffix == ".xls" else ""
             raise HTTPException(
                 400,
-                f"{original}: unsupported file type '{suffix or '(none)'}'. Send .csv or .xlsx data files and at "
+                f"{original}: unsupported file type '{suffix or '(none)'}'. Send data files ({_DATA_TYPES}) and at "
                 f"most one column definitions .json.{hint}",
             )
         name = safe_name(raw, suffix)
@@ -142,5 +145,5 @@ def plan_uploads(names: list[str | None]) -> list[Upload]:
         taken.add(name.lower())
         uploads.append(Upload(original, name, False))
     if not any(not u.is_columns for u in uploads):
-        raise HTTPException(400, "No data file: send at least one .csv or .xlsx file in the 'files' field.")
+        raise HTTPException(400, f"No data file: send at least one data file ({_DATA_TYPES}) in the 'files' field.")
     return uploads

@@ -129,3 +129,20 @@ def test_a_period_word_before_a_measure_of_a_table_with_no_time_axis_is_its_unit
     refused = parse_question("Average annual passengers per row?", dated)
     assert isinstance(refused, Refusal) and "annual" in refused.reason, refused
     assert isinstance(parse_question("Monthly average passengers?", PROFILE), Refusal)  # a grain of the mean
+
+
+@pytest.mark.parametrize(
+    ("question", "param", "value"),
+    [
+        ("body_weight의 IQR 기준(1.5배) 이상치는 몇 개?", "k", 1.5),
+        ("How many IQR outliers (2.0 rule) does body_weight have?", "k", 2.0),
+        ("body_weight의 3사분위수(75% 분위수)는? 소수 둘째 자리.", "q", 0.75),
+    ],
+)
+def test_a_parameter_restated_in_a_parenthesis_is_read(question: str, param: str, value: float) -> None:
+    assert _request(question).steps[0].param(param) == value
+
+
+def test_a_korean_level_said_before_significance_is_the_alpha() -> None:
+    step = _request("outcome별 body_weight에 대한 일원분산분석 F값(소수 셋째 자리)과 1% 유의 여부는?").steps[0]
+    assert (step.op, step.param("alpha")) == ("anova", 0.01)

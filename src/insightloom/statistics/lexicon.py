@@ -177,6 +177,7 @@ ALPHA_RE = re.compile(
     r"|(?:significant\w*|differ\w*|association)\s+at\s+(?:the\s+)?(?:α\s*=\s*)?(?P<c>0?\.\d+|\d+(?:\.\d+)?\s*%)"
     r"(?:\s+(?:significance\s+)?level)?"
     r"|\bat\s+the\s+(?P<d>0?\.\d+|\d+(?:\.\d+)?\s*%)\s+(?:significance\s+)?level"
+    r"|(?P<e>0?\.\d+|\d+(?:\.\d+)?\s*%)\s*(?:에서\s*)?유의(?!\s*수준)"  # "5% 유의 여부", "0.05에서 유의한가"
 )
 ZTHRESHOLD_RE = re.compile(
     r"\|\s*z\s*\|\s*(?:>=?|≥|greater\s+than|above|over|exceeds?)\s*(?P<t>\d+(?:\.\d+)?)"
@@ -191,7 +192,9 @@ IQR_FACTOR_RE = re.compile(
     r"(?P<k>\d+(?:\.\d+)?)\s*(?:x|×|\*|times)?\s*(?:the\s+)?(?:iqr|interquartile)"
     r"|(?:iqr|interquartile\s+range)\s*(?:factor|multiplier|rule)?\s*(?:of|=|:|x|×|\*)\s*(?P<j>\d+(?:\.\d+)?)"
     r"|(?:k|factor|multiplier)\s*(?:=|of)\s*(?P<m>\d+(?:\.\d+)?)"
-    r"|(?:iqr|사분위\s*(?:수\s*)?범위)\s*(?:의)?\s*(?P<q>\d+(?:\.\d+)?)\s*배"  # "IQR의 1.5배"
+    # "IQR의 1.5배", "IQR 기준(1.5배)"
+    r"|(?:iqr|사분위\s*(?:수\s*)?범위)\s*(?:의|\s*기준)?\s*\(?\s*(?P<q>\d+(?:\.\d+)?)\s*배"
+    r"|(?P<r>\d+(?:\.\d+)?)\s*(?:x|×)?\s*(?:iqr\s+)?rule"  # "(1.5 rule)", "the 1.5×IQR rule"
 )
 STRONG_RE = re.compile(
     r"\|\s*(?:r|rho|tau|ρ|τ)\s*\|\s*(?:>=|≥|>|greater\s+than|at\s+least|of\s+at\s+least|above)\s*(?P<r>0?\.\d+)"

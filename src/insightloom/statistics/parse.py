@@ -695,9 +695,9 @@ def _superlatives(text: _Text, ops: _Ops, measures: list[_Mention]) -> None:
 
 def _restated(text: _Text, end: int, q: float) -> None:
     """Read "the first quartile (25%)" or "(q = 0.25)": the quantile restated right after its name."""
-    match = re.compile(r"\s*\(\s*(?:q\s*=\s*)?(?P<n>\d+(?:\.\d+)?)\s*(?P<pct>%|th\s+percentile)?\s*\)").match(
-        text.text, end
-    )
+    restated = r"\s*\(\s*(?:q\s*=\s*)?(?P<n>\d+(?:\.\d+)?)\s*(?P<pct>%|th\s+percentile)?\s*"
+    restated += r"(?:분위수|분위|백분위수?|quantile|percentile)?\s*\)"  # "3사분위수(75% 분위수)"
+    match = re.compile(restated).match(text.text, end)
     if match is not None:
         number = float(match.group("n"))
         if math.isclose(number / 100 if match.group("pct") or number > 1 else number, q):

@@ -142,13 +142,32 @@ def test_a_resumed_job_reads_the_snapshot_request_json_names(login: ShopDatabase
     rt = create_job(
         JobOptions(inputs=[], request="analyze", settings=Settings(), job_dir=tmp_path / "job", source=source)
     )
-    stages.intake(rt, [], None)
+    stages.intake(rt, [], None, source=source)  # the first intake: the source the command line named
     with login.connect() as conn:
         conn.execute("INSERT INTO customers VALUES (999, 'Late', 'retail', 'Seoul', date '2024-06-01')")
     resumed = load_runtime(rt.root)
     stages.intake(resumed, job_inputs(resumed), None)  # what `insightloom resume` does for a job stopped in intake
     assert resumed.profile is not None and resumed.profile.tables[0].rows == 24
     assert len(pd.read_parquet(rt.root / "cache" / "customers.parquet")) == 24
+
+
+def test_a_resume_never_connects_to_the_database_a_script_wrote_into_request_json(
+    login: ShopDatabase, tmp_path: Path
+) -> None:
+    source = DatabaseSource.parse(login.url, ["customers"])
+    rt = create_job(
+        JobOptions(inputs=[], request="analyze", settings=Settings(), job_dir=tmp_path / "job", source=source)
+    )
+    stages.intake(rt, [], None, source=source)
+    request = json.loads((rt.root / "request.json").read_text())
+    request["source"]["tables"] = ["orders"]  # a script asks for another table and removes the snapshot
+    (rt.root / "request.json").write_text(json.dumps(request))
+    (rt.root / "data" / "snapshot.json").unlink()
+    resumed = load_runtime(rt.root)
+    with pytest.raises(BadInputError, match="never connects to a database again") as info:
+        stages.intake(resumed, job_inputs(resumed), None)
+    assert "insightloom run" in info.value.fix
+    assert not (rt.root / "data" / "orders.parquet").exists()
 
 
 def test_a_table_profiles_as_its_csv_export_does(login: ShopDatabase, tmp_path: Path) -> None:

@@ -183,8 +183,14 @@ def _run_supervisor(rt: JobRuntime, started: float) -> JobOutcome:
     )
 
 
-def _from_intake(rt: JobRuntime, inputs: list[Path], columns_file: Path | None, started: float) -> JobOutcome | None:
-    stages.intake(rt, inputs, columns_file)
+def _from_intake(
+    rt: JobRuntime,
+    inputs: list[Path],
+    columns_file: Path | None,
+    started: float,
+    source: DatabaseSource | None = None,
+) -> JobOutcome | None:
+    stages.intake(rt, inputs, columns_file, source=source)
     return _from_coordinate(rt, started)
 
 
@@ -217,10 +223,12 @@ def _revise(rt: JobRuntime, feedback: str, revision: int) -> JobOutcome | None:
     return None
 
 
-def start(rt: JobRuntime, inputs: list[Path], columns_file: Path | None = None) -> JobOutcome | None:
+def start(
+    rt: JobRuntime, inputs: list[Path], columns_file: Path | None = None, source: DatabaseSource | None = None
+) -> JobOutcome | None:
     """Intake, coordinate and plan. Returns a terminal outcome, or None when the plan awaits review."""
     started = time.perf_counter()
-    return _guarded(rt, started, lambda: _from_intake(rt, inputs, columns_file, started))
+    return _guarded(rt, started, lambda: _from_intake(rt, inputs, columns_file, started, source))
 
 
 def review(rt: JobRuntime, decision: Decision) -> JobOutcome | None:
@@ -358,6 +366,6 @@ def run_job(opts: JobOptions, reviewer: Reviewer, *, job: JobFolder | None = Non
     """Run one job to a terminal status, asking ``reviewer`` about each plan."""
     started = time.perf_counter()
     rt = create_job(opts, job)
-    outcome = drive(rt, start(rt, opts.inputs, opts.columns_file), reviewer)
+    outcome = drive(rt, start(rt, opts.inputs, opts.columns_file, opts.source), reviewer)
     outcome.seconds = time.perf_counter() - started
     return outcome

@@ -67,10 +67,17 @@ def write_start_files(job: JobFolder, request: dict, settings_config: dict, mode
     )
 
 
-def intake(rt: JobRuntime, inputs: list[Path], columns_file: Path | None) -> None:
-    """Files are parsed; a database (``source`` in request.json) is snapshotted, or its snapshot read again."""
+def intake(
+    rt: JobRuntime, inputs: list[Path], columns_file: Path | None, *, source: DatabaseSource | None = None
+) -> None:
+    """Files are parsed; the database the user named (``source``, from the command line) is snapshotted.
+
+    A resumed job only reads its snapshot again (``source`` in request.json): request.json sits in the job folder,
+    which the job's scripts can write, so a resume never connects to whatever database it names.
+    """
     rt.job.set_stage("intake")
-    source = _database_source(rt)
+    connect = source is not None
+    source = source or _database_source(rt)
 
     def cancelled() -> bool:
         return rt.cancel.is_set() or rt.job.cancel_requested()
@@ -86,6 +93,7 @@ def intake(rt: JobRuntime, inputs: list[Path], columns_file: Path | None) -> Non
             columns_file=columns_file,
             on_progress=functools.partial(rt.job.events.emit, "progress"),
             cancelled=cancelled,
+            connect=connect,
         )
     else:
         # The tables come from request.json, so a resumed intake reads the same ones as the first.

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from insightloom.config import database_password
+from insightloom.errors import BadInputError
 from insightloom.intake.database.source import (
     INSTALL_HINT,
     SCHEMES,
@@ -59,9 +60,14 @@ def ingest_database(
     columns_file: Path | None = None,
     on_progress: Callable[..., object] | None = None,
     cancelled: Callable[[], bool] | None = None,
+    connect: bool = True,
 ) -> DataProfile:
     """Snapshot ``source`` into ``<job>/data/`` (unless a whole snapshot of it is there), then type, cache and
     profile each table the way files are.
+
+    Args:
+        connect: Whether the database may be read: only for a source the user named. A resumed job's source comes
+            from request.json, which its scripts can write, so it only reads the snapshot again.
 
     Raises:
         BadInputError: See :func:`~insightloom.intake.database.snapshot.take_snapshot`; also a snapshot file that
@@ -71,6 +77,12 @@ def ingest_database(
     job_dir = Path(job_dir)
     data_dir = job_dir / "data"
     found = read_manifest(source, data_dir, job_dir)
+    if found is None and not connect:
+        raise BadInputError(
+            f"{data_dir / MANIFEST}: the job's database snapshot is missing or incomplete, and a resumed job never "
+            "connects to a database again (its request.json is in the job folder, which the job's scripts can write).",
+            fix=f"start a new job on the database: insightloom run {source.url} with its --table or --query.",
+        )
     if found is None:
         tables, aliases = _snapshot(source, data_dir, job_dir, limits, on_progress, cancelled)
     else:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pandas as pd
@@ -212,3 +213,14 @@ def test_a_json_array_of_records_with_other_keys_is_data(tmp_path: Path) -> None
     path = _write(tmp_path / "catalog.json", json.dumps(records))
     files, columns = resolve_inputs([path], None)
     assert files == [path] and columns is None
+
+
+def test_a_sqlite_table_with_generated_columns_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "gen.sqlite"
+    with closing(sqlite3.connect(path)) as conn:
+        conn.execute("CREATE TABLE t (a INTEGER, b TEXT GENERATED ALWAYS AS (printf('%.*c', 100000, 'x')) VIRTUAL)")
+        conn.executemany("INSERT INTO t (a) VALUES (?)", [(i,) for i in range(50)])
+        conn.commit()
+    with pytest.raises(BadInputError) as info:
+        ingest([path], tmp_path / "job")
+    assert "generated columns" in info.value.message and "CREATE TABLE copy AS SELECT" in info.value.fix

@@ -9,6 +9,7 @@ reach other files. Rows are fetched in batches under the same size cap as every 
 from __future__ import annotations
 
 import logging
+import re
 import sqlite3
 from collections.abc import Sequence
 from contextlib import closing
@@ -26,6 +27,11 @@ _TABLES_SQL = (
     "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' "
     "AND coalesce(sql, '') NOT LIKE 'CREATE VIRTUAL TABLE%' ORDER BY name"
 )
+#: A generated column is computed as it is read, so a tiny file could yield gigabytes (printf, zeroblob): such a table
+#: is refused, naming the fix. Its CREATE statement says so: ``GENERATED ALWAYS AS (...)`` or the short ``AS (...)``.
+_GENERATED = re.compile(r"\bgenerated\s+always\b|\bas\s*\(", re.IGNORECASE)
+#: The longest value SQLite may build while reading (a cell over readers.MAX_CELL_CHARS is refused anyway).
+MAX_VALUE_BYTES = 4 * 1024 * 1024
 _UNREADABLE_FIX = (
     "check that it is a SQLite database and not damaged (sqlite3 x.db 'PRAGMA integrity_check'), or export its "
     "tables as CSV."
@@ -64,6 +70,7 @@ def _connect(path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
     conn.execute("PRAGMA trusted_schema = OFF")  # functions in the schema (generated columns) only if harmless
     conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
+    conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)
     conn.set_authorizer(lambda action, *_: sqlite3.SQLITE_OK if action in _ALLOWED else sqlite3.SQLITE_DENY)
     return conn
 
@@ -84,6 +91,13 @@ def _chosen(path: Path, present: list[str], tables: Sequence[str]) -> list[str]:
 
 
 def _read_table(conn: sqlite3.Connection, path: Path, name: str, limits: ReadLimits, *, named: bool) -> RawTable | None:
+    created = conn.execute("SELECT coalesce(sql, '') FROM sqlite_master WHERE type = 'table' AND name = ?", (name,))
+    if _GENERATED.search(str(next(iter(created), ("",))[0])):
+        raise BadInputError(
+            f"{path}: table {name!r} has generated columns, which SQLite computes as they are read.",
+            fix=f"store the values instead (CREATE TABLE copy AS SELECT * FROM {name}), export the table as CSV, "
+            "or leave it out with --table.",
+        )
     quoted = '"' + name.replace('"', '""') + '"'
     cursor = conn.execute(f"SELECT * FROM {quoted}")  # a quoted identifier from the file's own schema
     header = [str(d[0]) for d in cursor.description]

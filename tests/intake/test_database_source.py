@@ -170,6 +170,21 @@ def test_a_resume_never_connects_to_the_database_a_script_wrote_into_request_jso
     assert not (rt.root / "data" / "orders.parquet").exists()
 
 
+def test_a_snapshot_manifest_naming_other_files_or_views_is_not_read(login: ShopDatabase, tmp_path: Path) -> None:
+    source = DatabaseSource.parse(login.url, ["customers"])
+    rt = create_job(
+        JobOptions(inputs=[], request="analyze", settings=Settings(), job_dir=tmp_path / "job", source=source)
+    )
+    stages.intake(rt, [], None, source=source)
+    manifest = rt.root / "data" / "snapshot.json"
+    document = json.loads(manifest.read_text())
+    document["tables"][0]["file"] = "../cache/profile.json"  # a script points the snapshot elsewhere
+    manifest.write_text(json.dumps(document))
+    resumed = load_runtime(rt.root)
+    with pytest.raises(BadInputError, match="missing or incomplete"):
+        stages.intake(resumed, job_inputs(resumed), None)
+
+
 def test_a_table_profiles_as_its_csv_export_does(login: ShopDatabase, tmp_path: Path) -> None:
     csv = tmp_path / "orders.csv"
     with login.connect() as conn, conn.cursor().copy("COPY orders TO STDOUT WITH (FORMAT csv, HEADER)") as copy:

@@ -101,6 +101,12 @@ def read_manifest(
         aliases = {str(k): str(v) for k, v in dict(document.get("aliases") or {}).items()}
     except (OSError, ValueError, KeyError, TypeError, AttributeError, InsightloomError):
         return None  # unreadable: the snapshot is taken again
+    planned, planned_aliases = plan_views(source)
+    # The manifest is in the job folder, which scripts can write: its names must be the ones the source plans.
+    if [t.view for t in tables] != [p.view for p in planned] or aliases != planned_aliases:
+        return None
+    if any(t.file != f"{t.view}.parquet" for t in tables):
+        return None
     for table in tables:
         if file_digest(data_dir / table.file, beneath=job_root) != table.sha256:
             raise BadInputError(

@@ -62,3 +62,15 @@ def test_intake_reports_each_file_read_and_each_table_cached(tmp_path: Path) -> 
     assert messages[0].startswith("sales.csv: reading") and "MB" in messages[0]
     assert "sales: 200 rows read, typed and cached" in messages and "costs: 30 rows read, typed and cached" in messages
     assert {e["rows"] for e in events if "rows" in e} == {200, 30}
+
+
+def test_a_json_array_is_budgeted_as_parsed_whole(tmp_path: Path) -> None:
+    rows = ",".join(f'{{"region": "North", "amount": {i}}}' for i in range(20_000))
+    array, lines = tmp_path / "sales.json", tmp_path / "sales.jsonl"
+    array.write_text(f"[{rows}]")
+    lines.write_text("\n".join(f'{{"region": "North", "amount": {i}}}' for i in range(20_000)))
+    budget = BASE_MB + 20 * array.stat().st_size / 1024 / 1024  # room for JSON Lines, not for the whole array
+    check_budget([lines], memory_budget_mb=budget, max_job_mb=2048)
+    with pytest.raises(BadInputError) as info:
+        check_budget([array], memory_budget_mb=budget, max_job_mb=2048)
+    assert str(array) in info.value.message and ".jsonl" in info.value.fix

@@ -16,8 +16,10 @@ from pathlib import Path
 from insightloom.errors import BadInputError
 from insightloom.intake.inputs import XLSX_SUFFIXES
 
-#: Intake's peak memory per byte of the biggest table, and the interpreter's own (measured, see the module doc).
+#: Intake's peak memory per byte of the biggest table, and the interpreter's own (measured, see the module doc). A
+#: JSON array is parsed whole into Python objects first, tens of bytes per byte of text.
 MEMORY_PER_BYTE = 8.0
+JSON_MEMORY_PER_BYTE = 40.0
 BASE_MB = 256.0
 #: The job folder holds each input's copy and its Parquet cache, which is no bigger than the copy in practice.
 JOB_BYTES_PER_INPUT_BYTE = 2.0
@@ -43,6 +45,10 @@ def table_bytes(path: Path) -> int:
     return path.stat().st_size
 
 
+def _per_byte(path: Path) -> float:
+    return JSON_MEMORY_PER_BYTE if path.suffix.lower() == ".json" else MEMORY_PER_BYTE
+
+
 def check_budget(paths: list[Path], *, memory_budget_mb: float | None, max_job_mb: float) -> None:
     """Raise BadInputError naming the file, the need, the limit and its setting when the inputs cannot fit.
 
@@ -55,14 +61,15 @@ def check_budget(paths: list[Path], *, memory_budget_mb: float | None, max_job_m
         return
     budget = memory_budget_mb if memory_budget_mb is not None else default_memory_budget_mb()
     sizes = {path: table_bytes(path) for path in paths}
-    biggest = max(paths, key=lambda p: sizes[p])
-    need = BASE_MB + MEMORY_PER_BYTE * sizes[biggest] / _MB
+    need = max(BASE_MB + _per_byte(path) * sizes[path] / _MB for path in paths)
+    biggest = max(paths, key=lambda p: _per_byte(p) * sizes[p])
     if need > budget:
         raise BadInputError(
             f"{biggest}: reading this {sizes[biggest] / _MB:,.0f} MB table needs about {need:,.0f} MB of memory, "
             f"over intake's memory budget of {budget:,.0f} MB (setting memory_budget_mb).",
             fix="run it on a machine with more memory and raise memory_budget_mb (env INSIGHTLOOM_MEMORY_BUDGET_MB), "
-            "split the file, or load it into PostgreSQL and run on its URL with --table (docs/sources.md).",
+            "split the file, pass a JSON array as JSON Lines (.jsonl, read in chunks), or load it into PostgreSQL "
+            "and run on its URL with --table (docs/sources.md).",
         )
     on_disk = sum(path.stat().st_size for path in paths) * JOB_BYTES_PER_INPUT_BYTE / _MB
     if on_disk > max_job_mb:

@@ -15,6 +15,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from insightloom.errors import BadInputError, ConfigError
+from insightloom.intake.inputs import SUPPORTED_TYPES
 
 #: Schemes accepted, all read through SQLAlchemy with psycopg 3 (the ``sql`` extra).
 SCHEMES: tuple[str, ...] = ("postgresql", "postgres", "postgresql+psycopg")
@@ -125,7 +126,7 @@ def vet_url(url: str) -> dict[str, Any]:
     if scheme.lower() not in SCHEMES:
         raise BadInputError(
             f"Unsupported data source '{scheme}://'.",
-            f"pass a PostgreSQL URL ({', '.join(s + '://' for s in SCHEMES)}), or files (.csv, .tsv, .xlsx).",
+            f"pass a PostgreSQL URL ({', '.join(s + '://' for s in SCHEMES)}), or files ({SUPPORTED_TYPES}).",
         )
     if _has_password(rest):
         raise BadInputError("The database URL holds a password, and insightloom never takes one on the command line.",

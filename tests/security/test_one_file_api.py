@@ -386,6 +386,9 @@ ALLOWED: tuple[Allowed, ...] = (
     ),
     *_each(INPUTS, "intake.readers_json", ("_array", "read_bytes"), ("_lines", "open")),
     *_each(INPUTS, "intake.readers_parquet", ("read_parquet", "data-read")),
+    *_each(HOST_OWNED, "intake.database.pgpass", ("passfile_password", "open")),  # the user's libpq password file
+    # the snapshot's Parquet file, opened through fileio.open_regular (no link, a regular file) and read from its handle
+    *_each(INPUTS, "intake.database.store", ("read_raw", "data-read")),
     *_each(
         INPUTS,
         "intake.readers",

@@ -61,8 +61,8 @@ def check_budget(paths: list[Path], *, memory_budget_mb: float | None, max_job_m
         return
     budget = memory_budget_mb if memory_budget_mb is not None else default_memory_budget_mb()
     sizes = {path: table_bytes(path) for path in paths}
-    need = max(BASE_MB + _per_byte(path) * sizes[path] / _MB for path in paths)
     biggest = max(paths, key=lambda p: _per_byte(p) * sizes[p])
+    need = BASE_MB + _per_byte(biggest) * sizes[biggest] / _MB
     if need > budget:
         raise BadInputError(
             f"{biggest}: reading this {sizes[biggest] / _MB:,.0f} MB table needs about {need:,.0f} MB of memory, "

@@ -34,8 +34,8 @@ _PATH_CALLS = {"read_text", "read_bytes", "write_text", "write_bytes", "glob", "
 _OPENER_MODULES = {"io", "codecs", "gzip", "bz2", "lzma", "tarfile", "zipfile", "Image"}  # ``X.open(path)``
 _OS_CALLS = {"walk", "listdir", "scandir", "open"}
 _SHUTIL_CALLS = {"copytree", "copy", "copy2", "copyfile"}
-_DATA_LIBS = {"pd", "pandas", "pq", "pyarrow", "pl", "polars", "np", "numpy"}
-_DATA_CALLS = {"read_table", "ParquetFile", "load", "loadtxt", "genfromtxt", "fromfile"}
+_DATA_LIBS = {"pd", "pandas", "pq", "pa", "pyarrow", "pl", "polars", "np", "numpy"}
+_DATA_CALLS = {"read_table", "ParquetFile", "load", "loadtxt", "genfromtxt", "fromfile", "OSFile", "memory_map"}
 _GATES = {"exists", "is_file", "is_dir"}
 _OPTIONAL_BENEATH = {"read_json", "write_json", "write_text_atomic"}  # the API's plain-path mode: host files only
 # python-docx, matplotlib and Starlette open a path they are given, following links; given an open file or bytes
@@ -389,10 +389,12 @@ ALLOWED: tuple[Allowed, ...] = (
     *_each(HOST_OWNED, "intake.database.pgpass", ("passfile_password", "open")),  # the user's libpq password file
     # the snapshot's Parquet file, opened through fileio.open_regular (no link, a regular file) and read from its handle
     *_each(INPUTS, "intake.database.store", ("read_raw", "data-read")),
+    *_each(INPUTS, "intake.csv_columnar", ("scan_bytes", "open"), ("read_cells", "data-read")),
     *_each(
         INPUTS,
         "intake.readers",
         ("read_csv", "read_bytes"),
+        ("_check_line_lengths", "read_bytes"),
         ("_parse_csv", "data-read"),
         ("decode_text", "read_bytes"),
     ),

@@ -51,6 +51,7 @@ PLACEHOLDER_TOKENS = frozenset(
     | {"x", "..", "..."}  # statistics offices: suppressed, not available
     | {"#value!", "#div/0!", "#ref!", "#num!", "#name?", "#null!"}  # Excel error cells
 )
+_PLACEHOLDER_ARRAY = pa.array(sorted(PLACEHOLDER_TOKENS), pa.large_string())
 #: Share of present values that must read as numbers for a text column to count as "numeric-looking".
 NUMERIC_LOOKING_SHARE = 0.8
 _NUM_RE = re.compile(r"[+-]?(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
@@ -185,7 +186,7 @@ def _from_text(text: pd.Series, name: str, *, decimal_comma: bool, distinct: boo
     cells = CellValues.of(text, distinct=distinct)
     if not cells.total:
         return Coerced(text.astype("str"))
-    cleaned = cells.drop(cells.values.str.lower().isin(PLACEHOLDER_TOKENS))
+    cleaned = cells.drop(_placeholders(cells.values))
     dates = _parse_dates(cleaned, name)
     if dates is not None:
         return Coerced(cleaned.expand(dates))
@@ -203,6 +204,15 @@ def _from_text(text: pd.Series, name: str, *, decimal_comma: bool, distinct: boo
             return leveled
         logger.warning("column %r looks numeric but was kept as text: %s", name, reason)
     return Coerced(text.astype("str"), numeric_text=reason)
+
+
+def _placeholders(values: pd.Series) -> pd.Series:
+    """Which values are placeholders (``PLACEHOLDER_TOKENS``, in any case), with Arrow's kernels on Arrow text."""
+    arrow = arrow_text(values)
+    if arrow is None:
+        return values.str.lower().isin(PLACEHOLDER_TOKENS)
+    found = pc.is_in(pc.utf8_lower(arrow), value_set=_PLACEHOLDER_ARRAY)
+    return pd.Series(found.to_numpy(zero_copy_only=False), index=values.index)
 
 
 def _parse_dates(cells: CellValues, name: str) -> pd.Series | None:
@@ -352,7 +362,11 @@ def _to_numbers(normalized: pd.Series, *, whole: bool | None = None, exponent: b
 
 
 def _short_plain(arrow: pa.ChunkedArray, *, exponent: bool | None) -> bool:
-    if pc.max(pc.binary_length(arrow)).as_py() > _MAX_INT_DIGITS or not pc.all(pc.string_is_ascii(arrow)).as_py():
+    if pc.max(pc.binary_length(arrow)).as_py() > _MAX_INT_DIGITS:
+        return False
+    if exponent is False:
+        return True  # the caller matched plain numbers: ASCII, and no exponent
+    if not pc.all(pc.string_is_ascii(arrow)).as_py():
         return False
     if exponent is None:
         exponent = any(pc.any(pc.match_substring(arrow, e)).as_py() for e in "eE")

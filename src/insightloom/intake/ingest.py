@@ -10,6 +10,7 @@ import io
 import logging
 import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,7 @@ from insightloom.fileio import write_chunks_atomic, write_text_atomic
 from insightloom.intake.budget import check_budget
 from insightloom.intake.coerce import coerce_column
 from insightloom.intake.coldefs import load_column_definitions
+from insightloom.intake.column_pool import map_columns
 from insightloom.intake.columnar import ReadLimits
 from insightloom.intake.inputs import COLUMNS_FILE_NAME, MAX_COLUMNS, SQLITE_SUFFIXES, check_file, copy_into
 from insightloom.intake.profile import DataProfile, TableProfile, profile_columns
@@ -229,38 +231,46 @@ def _cache_table(
     what typing changed in a column (text levels, joined digit groups) is one of its ``notices``.
     """
     decimal_comma = raw.delimiter == ";"
-    typed: dict[str, pd.Series] = {}
-    hints: dict[str, str | None] = {}
-    numeric_text: list[str] = []
-    levels: dict[str, list[dict[str, object]]] = {}
-    notices: list[str] = []
-    for name in raw.frame.columns:
-        result = coerce_column(raw.frame[name], str(name), decimal_comma=decimal_comma)
-        typed[str(name)] = result.series
-        hints[str(name)] = result.unit_hint
-        if result.numeric_text:
-            numeric_text.append(str(name))
-        if result.text_levels:
-            levels[str(name)] = [{"value": value, "count": count} for value, count in result.text_levels]
-        if result.notice:
-            notices.append(f"{name}: {result.notice}")
+    cells = raw.frame.size
+    names = [str(name) for name in raw.frame.columns]
+    results = map_columns(
+        lambda j: coerce_column(raw.frame.iloc[:, j], names[j], decimal_comma=decimal_comma),
+        range(len(names)),
+        cells=cells,
+    )
+    typed = {name: result.series for name, result in zip(names, results, strict=True)}
+    hints = {name: result.unit_hint for name, result in zip(names, results, strict=True)}
+    numeric_text = [name for name, result in zip(names, results, strict=True) if result.numeric_text]
+    levels = {
+        name: [{"value": value, "count": count} for value, count in result.text_levels]
+        for name, result in zip(names, results, strict=True)
+        if result.text_levels
+    }
+    notices = [f"{name}: {result.notice}" for name, result in zip(names, results, strict=True) if result.notice]
+    del results
     frame = pd.DataFrame(typed)
     parquet = cache_dir / f"{view}.parquet"
-    # Written through the no-follow API, which also hashes what it writes: the profile records the file's SHA-256
-    # and size, and checks read only a file that still matches them (docs/profile.md, "The Parquet manifest").
-    buffer = io.BytesIO()
-    frame.to_parquet(buffer, index=False, engine="pyarrow")
-    data = buffer.getvalue()
-    digest = write_chunks_atomic(parquet, [data], beneath=cache_dir.parent)
-    roles: dict[str, str] = {}
-    units: dict[str, str | None] = {}
-    people = people_context(typed)
-    for name, series in typed.items():
-        desc = definitions.get(name)
-        roles[name] = classify(name, series, desc, unit_hint=hints[name], people=people)
-        units[name] = unit_for(name, series, roles[name], desc, hints[name])
-    # The semantics may refine a role (a year: category); the file name may say what the values are (percent).
-    columns = profile_columns(typed, roles, units, definitions, table_name=file_name)
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="intake-parquet") as writer:
+        # The Parquet is encoded on its own thread (Arrow releases the GIL) while the columns are profiled.
+        written = writer.submit(_write_parquet, frame, parquet, cache_dir)
+        people = people_context(typed)
+        roles = dict(
+            zip(
+                names,
+                map_columns(
+                    lambda name: classify(
+                        name, typed[name], definitions.get(name), unit_hint=hints[name], people=people
+                    ),
+                    names,
+                    cells=cells,
+                ),
+                strict=True,
+            )
+        )
+        units = {name: unit_for(name, typed[name], roles[name], definitions.get(name), hints[name]) for name in names}
+        # The semantics may refine a role (a year: category); the file name may say what the values are (percent).
+        columns = profile_columns(typed, roles, units, definitions, table_name=file_name)
+        digest, size = written.result()
     for col in columns:
         col.text_levels = levels.get(col.name)
         texts.append(col.name)
@@ -274,7 +284,7 @@ def _cache_table(
         table=raw.table,
         parquet=f"cache/{parquet.name}",
         sha256=digest,
-        bytes=len(data),
+        bytes=size,
         rows=len(frame),
         columns=columns,
         encoding=raw.encoding,
@@ -283,6 +293,18 @@ def _cache_table(
         text_numeric_columns=numeric_text,
         notices=notices,
     ).annotate(frame)
+
+
+def _write_parquet(frame: pd.DataFrame, parquet: Path, cache_dir: Path) -> tuple[str, int]:
+    """Write the typed table once; its SHA-256 and size.
+
+    Written through the no-follow API, which also hashes what it writes: the profile records the file's SHA-256
+    and size, and checks read only a file that still matches them (docs/profile.md, "The Parquet manifest").
+    """
+    buffer = io.BytesIO()
+    frame.to_parquet(buffer, index=False, engine="pyarrow")
+    data = buffer.getvalue()
+    return write_chunks_atomic(parquet, [data], beneath=cache_dir.parent), len(data)
 
 
 def _warn_unused_definitions(definitions: dict[str, str], tables: list[TableProfile]) -> None:

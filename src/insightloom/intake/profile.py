@@ -22,7 +22,8 @@ from insightloom.claims.stats import find_sentinels
 from insightloom.errors import BadInputError, UnsafePathError
 from insightloom.fileio import read_json
 from insightloom.intake import semantics
-from insightloom.intake.roles import EMAIL_RE, PHONE_RE
+from insightloom.intake.column_pool import map_columns
+from insightloom.intake.roles import EMAIL_RE, PHONE_RE, distinct_count, present_values
 
 logger = logging.getLogger(__name__)
 
@@ -388,15 +389,28 @@ def profile_columns(
         definitions: ``column_desc`` per column name (column_definitions.json).
         table_name: The file name, which may say what the values are (``percent-...csv``).
     """
-    facts = [
-        semantics.facts_from_series(name, series, roles[name], unit=units.get(name), description=definitions.get(name))
-        for name, series in typed.items()
-    ]
+    cells = sum(len(series) for series in typed.values())
+    facts = map_columns(
+        lambda item: semantics.facts_from_series(
+            item[0], item[1], roles[item[0]], unit=units.get(item[0]), description=definitions.get(item[0])
+        ),
+        list(typed.items()),
+        cells=cells,
+    )
     decided = semantics.table_column_semantics(facts, table_name=table_name)
-    return [
-        profile_column(name, series, sem.role, unit=sem.unit, description=definitions.get(name), decided=sem)
-        for (name, series), sem in zip(typed.items(), decided, strict=True)
-    ]
+    return map_columns(
+        lambda job: profile_column(
+            job[0],
+            typed[job[0]],
+            job[1].role,
+            unit=job[1].unit,
+            description=definitions.get(job[0]),
+            decided=job[1],
+            distinct=job[2],
+        ),
+        [(name, sem, fact.distinct) for name, sem, fact in zip(typed, decided, facts, strict=True)],
+        cells=cells,
+    )
 
 
 def profile_column(
@@ -407,15 +421,19 @@ def profile_column(
     unit: str | None,
     description: str | None,
     decided: semantics.ColumnSemantics | None = None,
+    distinct: int | None = None,
 ) -> ColumnProfile:
-    """Summarize one typed column. PII columns get counts only: no values of any kind are kept."""
-    present = series.dropna()
+    """Summarize one typed column. PII columns get counts only: no values of any kind are kept.
+
+    ``distinct`` is the column's distinct count when the caller has it (the semantics' facts count them too).
+    """
+    present = present_values(series)
     col = ColumnProfile(
         name=name,
         dtype=dtype_label(series),
         role=role,
         missing=int(series.isna().sum()),
-        distinct=int(present.nunique()),
+        distinct=distinct_count(present) if distinct is None else distinct,
         unit=unit,
         description=scrub(description) if description else description,
     )

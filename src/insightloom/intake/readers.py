@@ -17,13 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 import pyarrow as pa  # type: ignore[import-untyped]
 import pyarrow.compute as pc  # type: ignore[import-untyped]
 
 from insightloom.errors import BadInputError, JobCancelled
 from insightloom.intake.coerce import NA_TOKENS
+from insightloom.intake.csv_columnar import ByteScan, head_text, read_cells, scan_bytes, text_series
 from insightloom.intake.inputs import MAX_COLUMNS, MAX_LINE_BYTES, line_number
 
 logger = logging.getLogger(__name__)
@@ -54,8 +54,6 @@ _SNIFF_CHARS = 64 * 1024
 #: of the sample from every quote, which is quadratic (64 KB of ',"' took 97 s), and only the delimiters outside
 #: quotes tell the delimiter anyway.
 _QUOTED_CELL = re.compile(r'"[^"]*"')
-#: Bytes scanned at a time for the longest line (a few MB of flags, whatever the file's size).
-_SCAN_CHUNK = 8 * 1024 * 1024
 _MAX_HEADER_ROWS = 5
 #: At most this many title rows ("Table 1: Sales by region, 2019") are skipped above a header.
 _MAX_TITLE_ROWS = 3
@@ -85,28 +83,55 @@ class RawTable:
 # ---------------------------------------------------------------------------------------------------------- CSV
 
 
-def read_csv(path: Path) -> RawTable:
+def read_csv(path: Path, *, columnar: bool = True) -> RawTable:
     """Decode, sniff the delimiter and split a CSV; the first row is the header, after any title rows above it.
 
-    CR-only and mixed line endings are read as LF, and extra byte-order marks at the start are dropped.
+    CR-only and mixed line endings are read as LF, and extra byte-order marks at the start are dropped. A UTF-8 file
+    without title rows is split by Arrow, in columns (``csv_columnar``); any other file is decoded whole and split
+    by pandas, with the same cells (``columnar=False`` takes that path for any file).
 
     Raises:
         BadInputError: Empty, header-only or malformed file, a line or cell over its cap (naming the line, or the
             row and column).
     """
-    data = path.read_bytes()
-    _check_line_lengths(path, data)
-    text, encoding = decode_bytes(path, data)
-    del data
+    scan = scan_bytes(path)
+    _check_line_lengths(path, scan)
+    head = head_text(scan)
+    if columnar and scan.quotes_balanced and head is not None and head.strip():
+        head = normalize_newlines(head).lstrip("\ufeff")
+        delimiter = _delimiter(path, head)
+        # Title or blank rows above the header are cut from the text, which only the text path holds.
+        if _cut_title_lines(head, delimiter)[0] == head and (table := read_cells(path, delimiter, scan, _NA_VALUES)):
+            frame = pd.DataFrame({i: text_series(table.column(i)) for i in range(table.num_columns)})
+            return _raw_table(path, frame, encoding="utf-8", delimiter=delimiter, scan=scan)
+    text, encoding = decode_bytes(path, path.read_bytes())
     text = normalize_newlines(text).lstrip("\ufeff")
     if not text.strip():
         raise BadInputError(f"{path}: file has no content (only whitespace).", fix="Export the data again.")
-    delimiter = "\t" if path.suffix.lower() == ".tsv" else sniff_delimiter(text[:_SNIFF_CHARS])
+    delimiter = _delimiter(path, text)
     text, titles = _cut_title_lines(text, delimiter)
     if titles:
         _log_titles(path.name, titles)
     frame = _parse_csv(path, io.BytesIO(text.encode("utf-8")), delimiter)
     del text
+    return _raw_table(path, frame, encoding=encoding, delimiter=delimiter, titles=titles)
+
+
+def _delimiter(path: Path, text: str) -> str:
+    return "\t" if path.suffix.lower() == ".tsv" else sniff_delimiter(text[:_SNIFF_CHARS])
+
+
+def _raw_table(
+    path: Path,
+    frame: pd.DataFrame,
+    *,
+    encoding: str,
+    delimiter: str,
+    titles: list[str] | None = None,
+    scan: ByteScan | None = None,
+) -> RawTable:
+    """The split rows as a RawTable: the header row cleaned into unique names, the cells checked and cleaned."""
+    titles = titles or []
     if len(frame) < 2:
         raise BadInputError(
             f"{path}: has a header row but no data rows.", fix="Export the data again including its rows."
@@ -117,7 +142,9 @@ def read_csv(path: Path) -> RawTable:
     body.columns = unique_names([h or f"column_{i + 1}" for i, h in enumerate(header)])
     body = _drop_unnamed_empty(body, header)
     check_cell_lengths(path, body, first_row=len(titles) + 2)
-    body, removed = strip_control_chars(body)
+    removed = 0
+    if scan is None or scan.has_control:
+        body, removed = strip_control_chars(body)
     if removed:
         logger.warning("%s: removed %d control character(s) from cells", path.name, removed)
     logger.info("read %s: %d rows, %d columns, encoding %s, delimiter %r", path.name, *body.shape, encoding, delimiter)
@@ -159,45 +186,32 @@ def normalize_newlines(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
-def _check_line_lengths(path: Path, data: bytes) -> None:
+def _check_line_lengths(path: Path, scan: ByteScan) -> None:
     """Refuse a line longer than ``MAX_LINE_BYTES`` before parsing: it is no row of a table, and splitting it
     would cost seconds and several times its size in memory. CR, LF and CRLF all end a line, in any encoding
     intake decodes (all are ASCII-compatible)."""
-    length, start = longest_line(data)
-    if length > MAX_LINE_BYTES:
+    if scan.longest > MAX_LINE_BYTES:
         raise BadInputError(
-            f"{path}: line {line_number(data, start):,} is {length / 1024 / 1024:,.0f} MB long, over the cap of "
-            f"{MAX_LINE_BYTES // 1024 // 1024} MB per line.",
+            f"{path}: line {line_number(path.read_bytes(), scan.longest_start):,} is "
+            f"{scan.longest / 1024 / 1024:,.0f} MB long, over the cap of {MAX_LINE_BYTES // 1024 // 1024} MB per line.",
             fix="check that the file is a CSV with one row per line (re-export it), or move very long text out of "
             "the table.",
         )
 
 
-def longest_line(data: bytes) -> tuple[int, int]:
-    """The length in bytes and the start offset of the longest line, scanned in chunks with numpy."""
-    values = np.frombuffer(data, dtype=np.uint8)
-    best = best_start = start = 0
-    for base in range(0, len(values), _SCAN_CHUNK):
-        chunk = values[base : base + _SCAN_CHUNK]
-        breaks = np.flatnonzero((chunk == 0x0A) | (chunk == 0x0D)) + base
-        if breaks.size:
-            starts = np.concatenate(([start], breaks[:-1] + 1))
-            lengths = breaks - starts
-            i = int(lengths.argmax())
-            if lengths[i] > best:
-                best, best_start = int(lengths[i]), int(starts[i])
-            start = int(breaks[-1]) + 1
-    if len(values) - start > best:
-        best, best_start = len(values) - start, start
-    return best, best_start
-
-
 def check_cell_lengths(path: Path, frame: pd.DataFrame, *, first_row: int, part: str = "") -> None:
     """Refuse a text cell longer than ``MAX_CELL_CHARS``, naming its row (numbered as in the file, the first data
-    row being ``first_row``), its column and the part of the file (``sheet 'North'``) when there is one."""
+    row being ``first_row``), its column and the part of the file (``sheet 'North'``) when there is one.
+
+    An Arrow text column whose longest cell is within the cap in bytes (a character is at least one) is within it
+    in characters, and its byte lengths are its offsets: only a column with a cell that long is measured cell by cell.
+    """
     for j, name in enumerate(frame.columns):
+        column = frame.iloc[:, j]
+        if _arrow_text(column) and (pc.max(pc.binary_length(pa.array(column))).as_py() or 0) <= MAX_CELL_CHARS:
+            continue
         try:
-            lengths = frame.iloc[:, j].str.len().fillna(0).to_numpy()
+            lengths = column.str.len().fillna(0).to_numpy()
         except AttributeError:  # no text in this column
             continue
         if lengths.size and lengths.max() > MAX_CELL_CHARS:
@@ -207,6 +221,10 @@ def check_cell_lengths(path: Path, frame: pd.DataFrame, *, first_row: int, part:
                 f"{int(lengths.max()):,} characters, over the cap of {MAX_CELL_CHARS:,}.",
                 fix="move very long text (documents, encoded files) out of the table, or shorten it, and run again.",
             )
+
+
+def _arrow_text(column: pd.Series) -> bool:
+    return isinstance(column.dtype, pd.StringDtype) and column.dtype.storage == "pyarrow"
 
 
 def _cut_title_lines(text: str, delimiter: str) -> tuple[str, list[str]]:
@@ -309,7 +327,7 @@ def strip_control_chars(frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     removed = 0
     for name in frame.columns:
         column = frame[name]
-        if isinstance(column.dtype, pd.StringDtype) and column.dtype.storage == "pyarrow":
+        if _arrow_text(column):
             cleaned, count = _strip_arrow_text(column)
         else:
             cleaned, count = _strip_mixed_cells(column)

@@ -11,6 +11,7 @@ import logging
 import re
 from collections.abc import Iterable
 
+import numpy as np
 import pandas as pd
 
 logger = logging.getLogger(__name__)
@@ -108,7 +109,7 @@ def pii_reason(name: str, series: pd.Series, *, people: bool = True) -> str | No
         return "name"
     if not _is_text(series):
         return None
-    present = series.dropna().astype(str).head(500)
+    present = first_present(series, 500).astype(str)
     if present.empty:
         return None
     if present.str.fullmatch(EMAIL_RE.pattern).mean() >= 0.5:
@@ -125,10 +126,30 @@ def _flag_or_fraction(series: pd.Series) -> bool:
         return True
     if not pd.api.types.is_numeric_dtype(series):
         return False
-    present = series.dropna()
+    present = present_values(series)
     if present.empty:
         return False
     return bool(present.isin([0, 1]).all() or (present % 1 != 0).any())
+
+
+def present_values(series: pd.Series) -> pd.Series:
+    """The column's present values: the column itself when nothing is missing (``dropna`` copies it regardless)."""
+    return series.dropna() if series.hasnans else series
+
+
+def first_present(series: pd.Series, count: int) -> pd.Series:
+    """The first ``count`` present values, reading only the column's start when it holds them."""
+    start = series.head(4 * count).dropna()
+    return start.head(count) if len(start) >= count or len(series) <= 4 * count else series.dropna().head(count)
+
+
+def distinct_count(present: pd.Series) -> int:
+    """How many distinct values ``present`` (no missing cell) holds: by sorting, for numbers and timestamps, which
+    is several times faster than pandas' hash table on millions of values; by ``nunique`` for anything else."""
+    dtype = present.dtype
+    if isinstance(dtype, np.dtype) and dtype.kind in "iufmM":
+        return int(np.unique(present.to_numpy()).size)
+    return int(present.nunique())
 
 
 def classify(
@@ -160,9 +181,9 @@ def _numeric_role(norm: str, series: pd.Series, description: str | None, unit_hi
         return "identifier"
     if unit_hint == "%" or _RATE_NAME_RE.search(norm) or (description and _RATE_DESC_RE.search(description)):
         return "rate"
-    present = series.dropna()
+    present = present_values(series)
     integral = pd.api.types.is_integer_dtype(series)
-    if integral and _CALENDAR_NAME_RE.search(norm) and present.nunique() <= 60:
+    if integral and _CALENDAR_NAME_RE.search(norm) and distinct_count(present) <= 60:
         return "category"
     if integral and not _MEASURE_NAME_RE.search(norm) and _looks_like_key(present):
         return "identifier"
@@ -172,7 +193,7 @@ def _numeric_role(norm: str, series: pd.Series, description: str | None, unit_hi
 def _looks_like_key(present: pd.Series) -> bool:
     """Unique integers that run consecutively or share one digit width (100231, 100232 …) are keys, not amounts."""
     n = len(present)
-    if n < 20 or present.nunique() < 0.98 * n or (present < 0).any():
+    if n < 20 or distinct_count(present) < 0.98 * n or (present < 0).any():
         return False
     span = int(present.max()) - int(present.min()) + 1
     widths = present.astype("int64").astype(str).str.len()
@@ -180,10 +201,10 @@ def _looks_like_key(present: pd.Series) -> bool:
 
 
 def _text_role(norm: str, series: pd.Series) -> str:
-    present = series.dropna()
+    present = present_values(series)
     if present.empty:
         return "text"
-    distinct = present.nunique()
+    distinct = distinct_count(present)
     share = distinct / len(present)
     if _ID_NAME_RE.search(norm) and share > CATEGORY_MAX_SHARE:
         return "identifier"
@@ -251,7 +272,7 @@ def _is_percent_column(name: str, series: pd.Series, description: str | None) ->
         return True
     if _RATIO_NAME_RE.search(norm):
         return False
-    present = series.dropna()
+    present = present_values(series)
     return bool(len(present)) and present.min() >= 0 and 1 < present.max() <= 100
 
 

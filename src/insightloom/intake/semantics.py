@@ -24,7 +24,7 @@ import pandas as pd
 from insightloom.analysis import time_logic
 from insightloom.analysis.ids import slug_map
 from insightloom.intake.headline_context import context_points
-from insightloom.intake.roles import CATEGORY_MAX_DISTINCT, field_name, normalize_name
+from insightloom.intake.roles import CATEGORY_MAX_DISTINCT, distinct_count, field_name, normalize_name, present_values
 
 logger = logging.getLogger(__name__)
 
@@ -119,13 +119,13 @@ def facts_from_series(
     name: str, series: pd.Series, role: str, *, unit: str | None = None, description: str | None = None
 ) -> ColumnFacts:
     """Facts from the typed column at intake (every value is seen)."""
-    present = series.dropna()
+    present = present_values(series)
     numeric = pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
-    integer = numeric and bool(len(present)) and bool((present.astype("float64") % 1 == 0).all())
+    integer = numeric and bool(len(present)) and (pd.api.types.is_integer_dtype(series) or _whole(present))
     low = float(present.min()) if numeric and len(present) else None
     high = float(present.max()) if numeric and len(present) else None
     mean = float(present.astype("float64").mean()) if numeric and len(present) else None
-    distinct = int(present.nunique())
+    distinct = distinct_count(present)
     pair = tuple(sorted(str(v).strip() for v in present.unique())) if distinct <= 2 else ()
     text = not numeric and not pd.api.types.is_datetime64_any_dtype(series) and not pd.api.types.is_bool_dtype(series)
     return ColumnFacts(
@@ -146,6 +146,10 @@ def facts_from_series(
         period_values=text and bool(len(present)) and _all_periods(present),
         clock_values=integer and distinct > _MAX_CODE_DISTINCT and _clock_values(present),
     )
+
+
+def _whole(present: pd.Series) -> bool:
+    return bool((present.astype("float64") % 1 == 0).all())
 
 
 def _clock_values(present: pd.Series) -> bool:

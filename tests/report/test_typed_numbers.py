@@ -76,6 +76,21 @@ def test_labels_render_and_pass_the_audit_with_no_a(job: Path) -> None:
     assert result.verdict == "pass"
 
 
+@pytest.mark.parametrize(
+    ("file", "title"), [("t100k.csv", "T100K Analysis Report"), ("sales_2024.xlsx", "Sales 2024 Analysis Report")]
+)
+def test_a_title_naming_the_data_file_is_no_typed_number(job: Path, file: str, title: str) -> None:
+    """A report titled after its input ("T100K" for t100k.csv) names the data: refusing it left a job that the
+    Reporter's repair could not finish, since the title came from the file's name."""
+    profile = json.loads((job / "cache" / "profile.json").read_text(encoding="utf-8"))
+    profile["tables"][0] |= {"file": file, "view": Path(file).stem}
+    (job / "cache" / "profile.json").write_text(json.dumps(profile), encoding="utf-8")
+    render_report(CLEAN.replace("# Sales", f"# {title}"), job)
+    with pytest.raises(RenderRefused) as info:
+        render_report(CLEAN.replace("# Sales", f"# {title} of 34 stores"), job)
+    assert [number for number, _, _ in _typed_problems(info.value)] == ["34"]
+
+
 def test_the_same_numbers_outside_labels_are_refused(job: Path) -> None:
     _add_profile_labels(job)
     markdown = '# Sales\n\n## Summary\nWe sold 1042 units in 12 stores, "12.5%" more.\n'

@@ -140,8 +140,23 @@ def _column_words(column: dict[str, Any]) -> set[str]:
     return {str(value).strip().lower() for value in values if isinstance(value, str | int | float) and str(value)}
 
 
+def _table_names(table: dict[str, Any]) -> list[str]:
+    """What names a table: its view, file stem, sheet and database table, also with ``_`` and ``-`` as spaces, as a
+    title says them ("Sales 2024 report" for ``sales_2024.csv``, "T100K" for ``t100k.csv``)."""
+    file = table.get("file")
+    found = [
+        table.get("view"),
+        Path(file).stem if isinstance(file, str) else None,
+        table.get("sheet"),
+        table.get("table"),
+    ]
+    names = [name for name in found if isinstance(name, str) and name]
+    return sorted({variant for name in names for variant in (name, re.sub(r"[_-]+", " ", name).strip())})
+
+
 def load_labels(job_dir: Path) -> Labels:
-    """The column names and category values of the job's data profile (none when there is no profile)."""
+    """The data's names: its tables' names, and the column names and category values of the job's data profile
+    (none when there is no profile)."""
     path = Path(job_dir) / PROFILE_FILE
     if not path.is_file():
         return Labels()
@@ -153,6 +168,7 @@ def load_labels(job_dir: Path) -> Labels:
     names: list[str] = []
     words: set[str] = set()
     for table in profile.get("tables", []) if isinstance(profile, dict) else []:
+        names += [text for text in map(_label_text, _table_names(table)) if text] if isinstance(table, dict) else []
         for column in table.get("columns", []) if isinstance(table, dict) else []:
             names += _column_labels(column) if isinstance(column, dict) else []
             words |= _column_words(column) if isinstance(column, dict) else set()

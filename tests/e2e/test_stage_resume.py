@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from insightloom.config import Settings
+from insightloom.errors import BadInputError
 from insightloom.workflow import JobOptions, create_job, load_runtime, resume, start
 from repo_paths import DATA
 
@@ -70,3 +73,30 @@ def test_an_approval_in_flight_resumes_at_supervise(tmp_path: Path) -> None:
     outcome = resume(load_runtime(job))
     assert outcome is not None and outcome.status == "completed", outcome and outcome.error
     assert stage_events(job) == ["intake", "coordinate", "plan", "review", "supervise", "done"]
+
+
+@pytest.mark.parametrize(
+    ("damage", "named"),
+    [
+        (lambda d: d.pop("request"), "'request' is a required property"),
+        (lambda d: d.update(inputs="moon.csv"), "field 'inputs'"),
+        (None, "cannot be read as JSON"),
+    ],
+)
+def test_a_damaged_request_file_is_a_named_error_on_resume(
+    tmp_path: Path, damage: Callable[[dict[str, Any]], object] | None, named: str
+) -> None:
+    """A resume reads request.json, which any process could have changed: a KeyError once, now the file and field."""
+    job = job_awaiting_review(tmp_path)
+    path = job / "request.json"
+    if damage is None:
+        path.write_text('{"request": "Analyze', encoding="utf-8")
+    else:
+        request = json.loads(path.read_text(encoding="utf-8"))
+        damage(request)
+        path.write_text(json.dumps(request), encoding="utf-8")
+    with pytest.raises(BadInputError) as info:
+        load_runtime(job)
+    assert str(path) in info.value.message and named in info.value.message
+    assert "insightloom run" in info.value.fix
+    assert (job / "cache" / "profile.json").is_file()  # nothing of the job is lost

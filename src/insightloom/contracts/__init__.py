@@ -29,7 +29,7 @@ SCHEMA_FILES: dict[str, str] = {
 }
 SCHEMA_NAMES = tuple(SCHEMA_FILES)
 
-__all__ = ["SCHEMA_FILES", "SCHEMA_NAMES", "load_schema", "schema_text"]
+__all__ = ["SCHEMA_FILES", "SCHEMA_NAMES", "check_document", "load_schema", "schema_text"]
 
 
 def _normalise(name: str) -> str:
@@ -58,3 +58,20 @@ def load_schema(name: str) -> dict[str, Any]:
     """
     document: dict[str, Any] = json.loads(schema_text(name))
     return document
+
+
+def check_document(name: str, document: Any, where: str, *, fix: str) -> None:
+    """Refuse ``document`` (read from ``where``) unless it matches schema ``name``, naming the first wrong field.
+
+    Raises:
+        BadInputError: The document does not match; the message names the field and the fix is ``fix``.
+    """
+    from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
+
+    validator = Draft202012Validator(load_schema(name))
+    error = next(iter(sorted(validator.iter_errors(document), key=lambda e: list(e.absolute_path))), None)
+    if error is None:
+        return
+    field = ".".join(str(part) for part in error.absolute_path)
+    at = f" field {field!r}:" if field else ""
+    raise BadInputError(f"{where}:{at} {error.message} (it does not match the {SCHEMA_FILES[name]} contract).", fix=fix)

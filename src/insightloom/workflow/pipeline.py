@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..config import ROLES, AgentModelSpec, Settings
+from ..contracts import check_document
 from ..errors import BadInputError, InsightloomError, JobCancelled
 from ..fileio import is_regular_file, list_regular_files, read_json
 from ..fonts import has_cjk
@@ -112,8 +113,8 @@ def create_job(opts: JobOptions, job: JobFolder | None = None) -> JobRuntime:
 def load_runtime(job_dir: Path, settings: Settings | None = None) -> JobRuntime:
     """Rebuild a job's runtime from its folder, with the settings it was started with unless given others."""
     job = JobFolder.open(job_dir)
-    request = read_json(job.path("request.json"), beneath=job.root)
-    settings = settings or Settings.from_dict(read_json(job.path("run_info.json"), beneath=job.root)["config"])
+    request = _job_document(job, "request.json", "request")
+    settings = settings or Settings.from_dict(_run_config(job))
     rt = JobRuntime.create(
         job, settings, request["request"], request.get("language", "en"), Path(request.get("cwd") or Path.cwd())
     )
@@ -126,6 +127,37 @@ def load_runtime(job_dir: Path, settings: Settings | None = None) -> JobRuntime:
     rt.audits = int(status.get("audits", 0))
     rt.evidence = evidence_counts(status.get("evidence"))  # a resumed job keeps what its tools did before
     return rt
+
+
+_RESTART_FIX = (
+    "restore the file from a backup of the job folder, or start the job again with `insightloom run` (the folder's "
+    "other files are kept)."
+)
+
+
+def _read_job_json(job: JobFolder, name: str) -> Any:
+    path = job.path(name)
+    try:
+        return read_json(path, beneath=job.root)
+    except FileNotFoundError as exc:
+        raise BadInputError(f"{path}: missing, so the job cannot be resumed.", fix=_RESTART_FIX) from exc
+    except (OSError, ValueError, InsightloomError) as exc:
+        raise BadInputError(f"{path}: cannot be read as JSON ({exc}).", fix=_RESTART_FIX) from exc
+
+
+def _job_document(job: JobFolder, name: str, schema: str) -> dict[str, Any]:
+    """A job file read for a resume and held to its contract, so a damaged one is a named error, not a KeyError."""
+    document = _read_job_json(job, name)
+    check_document(schema, document, str(job.path(name)), fix=_RESTART_FIX)
+    return dict(document)
+
+
+def _run_config(job: JobFolder) -> dict[str, Any]:
+    info = _read_job_json(job, "run_info.json")
+    config = info.get("config") if isinstance(info, dict) else None
+    if not isinstance(config, dict):
+        raise BadInputError(f"{job.path('run_info.json')}: holds no 'config' object.", fix=_RESTART_FIX)
+    return config
 
 
 def our_error(exc: BaseException) -> BaseException:

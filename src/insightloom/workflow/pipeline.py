@@ -141,7 +141,9 @@ def _read_job_json(job: JobFolder, name: str) -> Any:
         return read_json(path, beneath=job.root)
     except FileNotFoundError as exc:
         raise BadInputError(f"{path}: missing, so the job cannot be resumed.", fix=_RESTART_FIX) from exc
-    except (OSError, ValueError, InsightloomError) as exc:
+    except InsightloomError:
+        raise  # a planted link: its own error says so, and what to do
+    except (OSError, ValueError) as exc:
         raise BadInputError(f"{path}: cannot be read as JSON ({exc}).", fix=_RESTART_FIX) from exc
 
 

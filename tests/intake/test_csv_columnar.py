@@ -113,3 +113,13 @@ def test_the_scan_finds_the_longest_line_across_chunks(monkeypatch: pytest.Monke
     path.write_bytes(b"ab\r\n" + b"x" * 20 + b"\nyy\xef\xbf" + b"\xbe")  # U+FFFE split across two chunks
     scan = csv_columnar.scan_bytes(path)
     assert (scan.longest, scan.longest_start, scan.has_cr, scan.has_control) == (20, 4, True, True)
+
+
+def test_the_scan_numbers_the_longest_line_with_crlf_split_across_chunks(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The line-cap error names the line from the scan: CRLF is one line end, even split between two chunks."""
+    monkeypatch.setattr(csv_columnar, "SCAN_CHUNK", 3)
+    path = tmp_path / "t.csv"
+    path.write_bytes(b"ab\r\ncd\r\ne\r" + b"x" * 9 + b"\n")
+    assert csv_columnar.scan_bytes(path).longest_line == 4

@@ -394,7 +394,6 @@ ALLOWED: tuple[Allowed, ...] = (
         INPUTS,
         "intake.readers",
         ("read_csv", "read_bytes"),
-        ("_check_line_lengths", "read_bytes"),
         ("_parse_csv", "data-read"),
         ("decode_text", "read_bytes"),
     ),

@@ -43,6 +43,7 @@ class ByteScan:
         size: The file's size in bytes.
         longest: The longest line's length in bytes (CR, LF and CRLF each end a line).
         longest_start: The offset at which that line starts.
+        longest_line: That line's number, from 1 (CRLF is one line end), for the error that names it.
         head: The file's first ``HEAD_BYTES`` bytes.
         has_cr: A CR byte occurs (CRLF or CR-only line ends, or a CR inside a quoted cell).
         has_control: A control character or a noncharacter occurs, which ``strip_control_chars`` removes.
@@ -52,11 +53,13 @@ class ByteScan:
     size: int = 0
     longest: int = 0
     longest_start: int = 0
+    longest_line: int = 1
     head: bytes = b""
     has_cr: bool = False
     has_control: bool = False
     quotes: int = 0
     _line_start: int = field(default=0, repr=False)
+    _line_ends: int = field(default=0, repr=False)
     _tail: bytes = field(default=b"", repr=False)
 
     def add(self, chunk: bytes) -> None:
@@ -70,17 +73,26 @@ class ByteScan:
         breaks = np.flatnonzero((values == 0x0A) | (values == 0x0D) if cr else values == 0x0A)
         if not self.has_control:
             self.has_control = self._control(chunk, values, int(breaks.size)) or self._noncharacter(chunk)
+        ends = self._line_end_flags(values, breaks) if cr or self._tail.endswith(b"\r") else None
         self._tail = chunk[-2:]
         self.quotes += chunk.count(b'"')
-        breaks += base
         if breaks.size:
-            starts = np.concatenate(([self._line_start], breaks[:-1] + 1))
+            starts = np.concatenate(([self._line_start - base], breaks[:-1] + 1))
             lengths = breaks - starts
             i = int(lengths.argmax())
             if lengths[i] > self.longest:
-                self.longest, self.longest_start = int(lengths[i]), int(starts[i])
-            self._line_start = int(breaks[-1]) + 1
+                self.longest, self.longest_start = int(lengths[i]), base + int(starts[i])
+                self.longest_line = self._line_ends + (i if ends is None else int(ends[:i].sum())) + 1
+            self._line_start = base + int(breaks[-1]) + 1
+            self._line_ends += int(breaks.size) if ends is None else int(ends.sum())
         self.size += len(chunk)
+
+    def _line_end_flags(self, values: np.ndarray, breaks: np.ndarray) -> np.ndarray:
+        """Which breaks end a line: all but the LF of a CRLF (whose CR may end the chunk before)."""
+        previous = values[np.maximum(breaks - 1, 0)]
+        if breaks.size and breaks[0] == 0:
+            previous[0] = 0x0D if self._tail.endswith(b"\r") else 0
+        return ~((values[breaks] == 0x0A) & (previous == 0x0D))
 
     @property
     def quotes_balanced(self) -> bool:
@@ -91,6 +103,7 @@ class ByteScan:
         """Count the last line (one with no line break after it)."""
         if self.size - self._line_start > self.longest:
             self.longest, self.longest_start = self.size - self._line_start, self._line_start
+            self.longest_line = self._line_ends + 1
         return self
 
     @staticmethod

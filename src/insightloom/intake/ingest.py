@@ -238,15 +238,19 @@ def _cache_table(
         range(len(names)),
         cells=cells,
     )
-    typed = {name: result.series for name, result in zip(names, results, strict=True)}
-    hints = {name: result.unit_hint for name, result in zip(names, results, strict=True)}
-    numeric_text = [name for name, result in zip(names, results, strict=True) if result.numeric_text]
-    levels = {
-        name: [{"value": value, "count": count} for value, count in result.text_levels]
-        for name, result in zip(names, results, strict=True)
-        if result.text_levels
-    }
-    notices = [f"{name}: {result.notice}" for name, result in zip(names, results, strict=True) if result.notice]
+    typed: dict[str, pd.Series] = {}
+    hints: dict[str, str | None] = {}
+    numeric_text: list[str] = []
+    levels: dict[str, list[dict[str, object]]] = {}
+    notices: list[str] = []
+    for name, result in zip(names, results, strict=True):
+        typed[name], hints[name] = result.series, result.unit_hint
+        if result.numeric_text:
+            numeric_text.append(name)
+        if result.text_levels:
+            levels[name] = [{"value": value, "count": count} for value, count in result.text_levels]
+        if result.notice:
+            notices.append(f"{name}: {result.notice}")
     del results
     frame = pd.DataFrame(typed)
     parquet = cache_dir / f"{view}.parquet"
@@ -254,19 +258,11 @@ def _cache_table(
         # The Parquet is encoded on its own thread (Arrow releases the GIL) while the columns are profiled.
         written = writer.submit(_write_parquet, frame, parquet, cache_dir)
         people = people_context(typed)
-        roles = dict(
-            zip(
-                names,
-                map_columns(
-                    lambda name: classify(
-                        name, typed[name], definitions.get(name), unit_hint=hints[name], people=people
-                    ),
-                    names,
-                    cells=cells,
-                ),
-                strict=True,
-            )
-        )
+
+        def role_of(name: str) -> str:
+            return classify(name, typed[name], definitions.get(name), unit_hint=hints[name], people=people)
+
+        roles = dict(zip(names, map_columns(role_of, names, cells=cells), strict=True))
         units = {name: unit_for(name, typed[name], roles[name], definitions.get(name), hints[name]) for name in names}
         # The semantics may refine a role (a year: category); the file name may say what the values are (percent).
         columns = profile_columns(typed, roles, units, definitions, table_name=file_name)

@@ -390,27 +390,30 @@ def profile_columns(
         table_name: The file name, which may say what the values are (``percent-...csv``).
     """
     cells = sum(len(series) for series in typed.values())
-    facts = map_columns(
-        lambda item: semantics.facts_from_series(
-            item[0], item[1], roles[item[0]], unit=units.get(item[0]), description=definitions.get(item[0])
-        ),
-        list(typed.items()),
-        cells=cells,
-    )
-    decided = semantics.table_column_semantics(facts, table_name=table_name)
-    return map_columns(
-        lambda job: profile_column(
-            job[0],
-            typed[job[0]],
-            job[1].role,
-            unit=job[1].unit,
-            description=definitions.get(job[0]),
-            decided=job[1],
-            distinct=job[2],
-        ),
-        [(name, sem, fact.distinct) for name, sem, fact in zip(typed, decided, facts, strict=True)],
-        cells=cells,
-    )
+    names = list(typed)
+
+    def facts_of(name: str) -> semantics.ColumnFacts:
+        return semantics.facts_from_series(
+            name, typed[name], roles[name], unit=units.get(name), description=definitions.get(name)
+        )
+
+    facts = map_columns(facts_of, names, cells=cells)
+    decided = dict(zip(names, semantics.table_column_semantics(facts, table_name=table_name), strict=True))
+    distinct = {fact.name: fact.distinct for fact in facts}
+
+    def profile_of(name: str) -> ColumnProfile:
+        sem = decided[name]
+        return profile_column(
+            name,
+            typed[name],
+            sem.role,
+            unit=sem.unit,
+            description=definitions.get(name),
+            decided=sem,
+            distinct=distinct[name],
+        )
+
+    return map_columns(profile_of, names, cells=cells)
 
 
 def profile_column(

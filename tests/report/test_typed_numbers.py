@@ -77,7 +77,12 @@ def test_labels_render_and_pass_the_audit_with_no_a(job: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("file", "title"), [("t100k.csv", "T100K Analysis Report"), ("sales_2024.xlsx", "Sales 2024 Analysis Report")]
+    ("file", "title"),
+    [
+        ("t100k.csv", "T100K Analysis Report"),
+        ("t1m.csv", "T1M Analysis Report"),
+        ("sales_2024.xlsx", "Sales 2024 Analysis Report"),
+    ],
 )
 def test_a_title_naming_the_data_file_is_no_typed_number(job: Path, file: str, title: str) -> None:
     """A report titled after its input ("T100K" for t100k.csv) names the data: refusing it left a job that the

@@ -121,6 +121,13 @@ def _label_text(value: Any) -> str | None:
     return text if text.isdigit() or (any(ch.isalpha() for ch in text) and "%" not in text) else None
 
 
+def _table_label(name: str) -> str | None:
+    """A table's name as a label: any length once it has a letter ("T1M" for t1m.csv), since it only matches whole
+    and so never hides a bare number; digits alone follow :func:`_label_text`."""
+    text = name.strip()
+    return text if any(ch.isalpha() for ch in text) and any(ch.isdigit() for ch in text) else _label_text(text)
+
+
 def _column_values(column: dict[str, Any]) -> list[Any]:
     """A column's name and, for a category, the values its profile entry lists."""
     values: list[Any] = [column.get("name")]
@@ -168,7 +175,7 @@ def load_labels(job_dir: Path) -> Labels:
     names: list[str] = []
     words: set[str] = set()
     for table in profile.get("tables", []) if isinstance(profile, dict) else []:
-        names += [text for text in map(_label_text, _table_names(table)) if text] if isinstance(table, dict) else []
+        names += [text for text in map(_table_label, _table_names(table)) if text] if isinstance(table, dict) else []
         for column in table.get("columns", []) if isinstance(table, dict) else []:
             names += _column_labels(column) if isinstance(column, dict) else []
             words |= _column_words(column) if isinstance(column, dict) else set()

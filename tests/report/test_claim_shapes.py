@@ -14,6 +14,7 @@ from insightloom.errors import RenderRefused
 from insightloom.report.audit import audit_report
 from insightloom.report.numbers import find_numbers
 from insightloom.report.render import render_report
+from insightloom.report.repair import repair_refused
 from insightloom.validation import validate_job
 
 
@@ -28,20 +29,33 @@ def _refused(job: Path, sentence: str) -> list[str]:
     return _typed(info.value)
 
 
-@pytest.mark.parametrize(
-    ("sentence", "numbers"),
-    [
-        ("총 주문은 34건이며 매출은 1,234만원으로 5배 증가했습니다.", ["34", "1,234", "5"]),
-        ("고객 12명이 3회 방문했고 2억 원, 7천 개가 팔렸습니다.", ["12", "3", "2", "7"]),
-        ("Revenue rose to 12k with 3x growth, 1.2M visits and 2bn impressions.", ["12", "3", "1.2", "2"]),
-        ("The top 40% of customers and the bottom 10.5 bring most revenue.", ["40", "10.5"]),
-        ('Managers said revenue "grew 12.5% in 34 stores".', ["12.5", "34"]),
-        ("Revenue 'rose 12 percent' in \u201c3 regions\u201d and \u201834건\u2019.", ["12", "3", "34"]),
-        ("Revenue rose by USD1200.", ["1200"]),
-    ],
-)
+TYPED_SHAPES = [
+    ("총 주문은 34건이며 매출은 1,234만원으로 5배 증가했습니다.", ["34", "1,234", "5"]),
+    ("고객 12명이 3회 방문했고 2억 원, 7천 개가 팔렸습니다.", ["12", "3", "2", "7"]),
+    ("Revenue rose to 12k with 3x growth, 1.2M visits and 2bn impressions.", ["12", "3", "1.2", "2"]),
+    ("The top 40% of customers and the bottom 10.5 bring most revenue.", ["40", "10.5"]),
+    ('Managers said revenue "grew 12.5% in 34 stores".', ["12.5", "34"]),
+    ("Revenue 'rose 12 percent' in \u201c3 regions\u201d and \u201834건\u2019.", ["12", "3", "34"]),
+    ("Revenue rose by USD1200.", ["1200"]),
+    ("T1M grew 3.2pp in Q3.", ["3.2"]),
+]
+
+
+@pytest.mark.parametrize(("sentence", "numbers"), TYPED_SHAPES)
 def test_typed_numbers_in_any_shape_are_refused(job: Path, sentence: str, numbers: list[str]) -> None:
     assert _refused(job, sentence) == numbers
+
+
+@pytest.mark.parametrize("sentence", [sentence for sentence, _ in TYPED_SHAPES])
+def test_the_repair_drops_every_refused_shape_so_the_draft_renders(job: Path, sentence: str) -> None:
+    """A refusal the repair cannot act on leaves the Reporter nothing to do but fail: both read numbers alike."""
+    markdown = f"# Sales\n\n## Summary\n{sentence}\n\nTotal {{{{calc:total_revenue}}}}.\n"
+    with pytest.raises(RenderRefused) as info:
+        render_report(markdown, job)
+    repaired = repair_refused(markdown, str(info.value))
+    assert sentence not in repaired and "{{calc:total_revenue}}" in repaired
+    render_report(repaired, job)
+    assert (job / "final_report.docx").is_file()
 
 
 LABEL_SHAPES = (

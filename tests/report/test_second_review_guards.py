@@ -115,7 +115,7 @@ def test_a_short_quoted_name_stays_a_label() -> None:
     [
         "3.2pp", "25bp", "12.5pts", "$1.2m", "3.4B", "2.1tn", "x12.5%", "Rs1200", "INR1200", "CHF1200", "12.5퍼",
         "34번", "34차례", "34분", "34주", "34세", "34마리", "34위안", "34kg", "34km", "_34_", "top 1000", "step 5000",
-        "55:45",
+        "55:45", "USD1M", "Q3%", "SKU12만원",
     ],
 )  # fmt: skip
 def test_glued_units_and_currency_prefixes_are_claims(text: str) -> None:
@@ -136,6 +136,9 @@ def test_glued_units_and_currency_prefixes_are_claims(text: str) -> None:
         "SKU12",
         "FRUITPROMO5",
         "SKU_12",
+        "T1M",
+        "T100K",
+        "A4x",
         "Top 5",
         "09:30",
     ],

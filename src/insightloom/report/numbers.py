@@ -47,6 +47,8 @@ _RANK_BEFORE_RE = re.compile(r"(?:\b(?:top|bottom|rank|step|no\.)|상위|하위|
 _MAX_RANK_DIGITS = 2
 # Suffixes glued to a number that make it an amount or a count, a claim ("1,234만원", "5배", "12k", "3x", "34건").
 _AMOUNT_SUFFIX_RE = re.compile(r"(?:만|억|천|조|원|배|달러|퍼센트|프로|%|(?:k|K|M|x|X|bn|mn)(?![A-Za-z0-9_]))")
+# After letters ("T1M", "A4x"), a glued scale letter is part of a code; a percent or a Korean unit still measures.
+_MEASURE_SUFFIX_RE = re.compile(r"(?:만|억|천|조|원|배|달러|퍼센트|프로|%)")
 _COUNTER_SUFFIX_RE = re.compile(r"(?:건|개|명|회|곳|가지|종|점|시간)")
 # Currency codes and abbreviations: letters before digits that make an amount ("USD1200", "Rs1200"), not a code.
 # fmt: off
@@ -155,7 +157,7 @@ def _is_code(text: str, start: int, end: int, token: str) -> bool:
         return False
     if re.match(r"\.\d", text[end : end + 2]):
         return True  # a version ("v2.0.1")
-    return "." not in token and "," not in token and not _AMOUNT_SUFFIX_RE.match(text, end)
+    return "." not in token and "," not in token and not _MEASURE_SUFFIX_RE.match(text, end)
 
 
 def _glued_label(text: str, end: int, token: str) -> bool:

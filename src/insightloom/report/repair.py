@@ -17,6 +17,7 @@ from collections.abc import Iterable
 
 from insightloom.calc_refs import ANY_REF_RE, CALC_REF_RE, CLAIM_REF_RE, calc_ids, claim_ids, claim_reference, reference
 from insightloom.report.claim_rules import SENTENCE_END_RE as _SENTENCE_END_RE
+from insightloom.report.numbers import find_numbers
 from insightloom.report.problems import (
     CONTRADICTION,
     CONTROL,
@@ -122,10 +123,24 @@ def _patch_claim(lines: list[str], finding: dict[str, object]) -> list[str]:
     return lines
 
 
+def _types(part: str, value: str) -> bool:
+    """Whether ``value`` is typed in ``part`` as the renderer reads numbers, so glued shapes ("34건", "12k", "1.2M")
+    are found as it found them."""
+    return any(token.text == value and not token.cited for token in find_numbers(CALC_REF_RE.sub("", part)))
+
+
+def _drop_typed(line: str, value: str) -> str:
+    """``line`` without the sentences (a table row: the cells, as "-") where ``value`` is typed."""
+    if line.lstrip().startswith("|"):
+        return _CELL_RE.sub(lambda cell: " - " if _types(cell.group(0), value) else cell.group(0), line)
+    lead = _LEAD_RE.match(line).group(0)  # type: ignore[union-attr]
+    kept = [part for part in _SENTENCE_END_RE.split(line[len(lead) :]) if not _types(part, value)]
+    return (lead + " ".join(kept)) if kept else ""
+
+
 def _drop_number(lines: list[str], value: str) -> list[str]:
     """Drop the sentences (or empty the table cells) where ``value`` is typed outside any reference."""
-    pattern = re.compile(rf"(?<![\w.,]){re.escape(value)}(?![\w])")
-    return [drop_sentences(line, pattern) if pattern.search(CALC_REF_RE.sub("", line)) else line for line in lines]
+    return [_drop_typed(line, value) if _types(line, value) else line for line in lines]
 
 
 def drop_typed_numbers(markdown: str, numbers: set[str]) -> str:

@@ -86,9 +86,13 @@ def test_exactly_one_breakdown_is_the_main_driver_and_every_script_ranks_the_sam
     assert {tuple(c["test"]["params"]["candidates"]) for c in drivers.values()} == {("Region", "Channel", "Store")}
     assert all(c["evidence"]["best"] == "Region" and c["evidence"]["breakdowns"] == 3 for c in drivers.values())
     region = drivers["Region"]
-    # The claim's SQL returns, in DuckDB, the row-level inputs the verdict was computed from: one row per row and
-    # candidate.
-    assert len(sql_rows(sales, region["test"]["sql"])) == 3 * 240 == 3 * region["evidence"]["n"]
+    # The claim's SQL returns, in DuckDB, the inputs the verdict was computed from: one row per group and candidate
+    # (its count, mean and sum of squares), the counts adding up to every row once per candidate.
+    summary = sql_rows(sales, region["test"]["sql"])
+    assert {row[0] for row in summary} == {"Region", "Channel", "Store"} and len(summary) == len(
+        {row[:2] for row in summary}
+    )
+    assert sum(row[2] for row in summary) == 3 * 240 == 3 * region["evidence"]["n"]
     text = " ".join(all_findings(sales))
     assert "Row by row, {{claim:claim_driver_revenue_by_region}}." in text
     assert "By group totals, {{claim:claim_concentration_revenue_by_region}}." in text

@@ -30,8 +30,8 @@ from insightloom.claims.wording import claim_text
 logger = logging.getLogger(__name__)
 
 
-def query_rows(sql: str) -> list[tuple[Any, ...]]:
-    """The rows ``sql`` returns over the job's views, on the Validator's locked-down DuckDB connection.
+def query_rows(sql: str) -> pd.DataFrame:
+    """The inputs ``sql`` returns (as columns) over the job's views, on the Validator's locked-down DuckDB connection.
 
     Raises:
         ValueError: The SQL does not run; the message has DuckDB's error and the views to use.
@@ -82,9 +82,10 @@ def track_claim(
         claim_id: Stable ASCII id (``claim_trend_revenue_month``).
         view: The profile view the claim is about (its file becomes ``source_file``).
         sql: DuckDB SQL over the job's views returning the test's input rows (see docs/claims.md): trend ``v`` per
-            period in period order; driver ``(breakdown, grp, v)`` at row level for every candidate breakdown;
-            concentration ``(grp, v)`` group totals; correlation ``(x, y)``; outlier and sentinel ``v``; comparison
-            ``(grp, v)`` of exactly two groups.
+            period in period order; driver ``(breakdown, grp, v)`` at row level for every candidate breakdown, or
+            ``(breakdown, grp, n, mean, m2)`` per group; concentration ``(grp, v)`` group totals; correlation
+            ``(x, y)``; outlier and sentinel ``v``; comparison ``(grp, v)`` of exactly two groups, or
+            ``(grp, n, mean, var)`` per group.
         params: ``measure`` and ``by`` (the breakdown, when there is one) name what the claim is about; also
             ``period`` and ``agg`` (trend wording), ``x``/``y`` (correlation), ``a``/``b`` (comparison: a vs b),
             ``unit`` (default: the measure's unit in the profile).

@@ -1,7 +1,9 @@
 """The product's own implementation of each claim test, in NumPy (the Validator re-computes them with SciPy).
 
-``run_test(name, rows, params)`` takes the test's input rows (what the claim's ``test.sql`` returns: see
-``ClaimKind.inputs`` in ``table.py``) and returns a :class:`Verdict`: the verdict word and its evidence figures.
+``run_test(name, rows, params)`` takes the test's inputs (what the claim's ``test.sql`` returns: see
+``ClaimKind.inputs`` and ``ClaimKind.summary`` in ``table.py``, read by :mod:`insightloom.claims.inputs`) and returns
+a :class:`Verdict`: the verdict word and its evidence figures. Every test works on whole columns, so a claim over
+millions of rows costs NumPy time, not Python time.
 Every figure is finite (a constant series, fewer than three points or a single group give a sensible verdict,
 never NaN), because the evidence is written to JSON and printed.
 """
@@ -17,11 +19,23 @@ import numpy as np
 import pandas as pd
 
 from insightloom.claims import verdicts
+from insightloom.claims.inputs import (
+    Inputs,
+    breakdown_moments,
+    finite_values,
+    group_moments,
+    input_frame,
+    label,
+    labels,
+    numbers,
+)
 from insightloom.claims.table import kind_of, threshold
 
 Evidence = dict[str, float | int | str]
 #: A residual variance this small relative to y's variance is a perfect line, whatever the rounding of each route.
 PERFECT_FIT = 1e-12
+#: A spread below this share of the values' magnitude is rounding, not variation: a constant column.
+CONSTANT_SPREAD = 1e-12
 
 
 @dataclass(frozen=True)
@@ -42,51 +56,8 @@ def _finite(value: float) -> float:
     return number if math.isfinite(number) else 0.0
 
 
-def _number(value: Any) -> float:
-    """A float for any row cell; NULL, text and NaN become NaN (then dropped)."""
-    if value is None or isinstance(value, (str, bytes)):
-        try:
-            return float(value) if value is not None else math.nan
-        except ValueError:
-            return math.nan
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return math.nan
-
-
-def _label(value: Any) -> str | None:
-    """A group key as text (SQL and pandas type keys differently); NULL/NaN keys are dropped like groupby does."""
-    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NaT:
-        return None
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))  # 3.0 from a float column and 3 from SQL name the same group
-    return str(value)
-
-
-def as_rows(rows: Sequence[Sequence[Any]] | pd.DataFrame, width: int, name: str) -> list[tuple[Any, ...]]:
-    """The input rows as tuples of ``width`` cells.
-
-    Raises:
-        ValueError: A row has another number of columns (the message names the test's inputs).
-    """
-    if isinstance(rows, pd.DataFrame):
-        data = [tuple(row) for row in rows.itertuples(index=False, name=None)]
-    else:
-        data = [tuple(row) if isinstance(row, (list, tuple)) else (row,) for row in rows]
-    for row in data[:1]:
-        if len(row) != width:
-            columns = ", ".join(kind_of(name).inputs)
-            raise ValueError(
-                f"the {name} test takes rows of {width} column(s) ({columns}), got {len(row)}; "
-                f"make the claim's SQL return exactly: {columns}"
-            )
-    return data
-
-
-def _values(rows: list[tuple[Any, ...]], column: int = 0) -> np.ndarray:
-    values = np.array([_number(row[column]) for row in rows], dtype=float)
-    return values[np.isfinite(values)]
+def _values(inputs: Inputs) -> np.ndarray:
+    return finite_values(inputs, "v")
 
 
 # --- trend ---------------------------------------------------------------------------------------------------------
@@ -122,9 +93,9 @@ def theil_sen(values: np.ndarray) -> float:
     return float(np.median(slopes))
 
 
-def trend(rows: list[tuple[Any, ...]], params: Mapping[str, Any]) -> Verdict:
+def trend(inputs: Inputs, params: Mapping[str, Any]) -> Verdict:
     """Direction and volatility of one value per period, in period order."""
-    values = _values(rows)
+    values = _values(inputs)
     n = len(values)
     tau, p_value = kendall_vs_order(values)
     slope = theil_sen(values)
@@ -146,30 +117,19 @@ def trend(rows: list[tuple[Any, ...]], params: Mapping[str, Any]) -> Verdict:
 # --- driver --------------------------------------------------------------------------------------------------------
 
 
-def eta_squared(labels: list[str], values: np.ndarray) -> float:
-    """Between-group sum of squares over the total sum of squares (0 when the values do not vary)."""
-    if not len(values) or float(np.ptp(values)) == 0:
-        return 0.0  # a constant 0.1 leaves a rounding residue of 1e-34 that would explain "everything"
-    total = float(((values - values.mean()) ** 2).sum())
-    if total <= 0:
+def eta_squared(moments: pd.DataFrame) -> float:
+    """Between-group sum of squares over the total sum of squares, from each group's n, mean and m2 (0 when the
+    values do not vary)."""
+    n, means = moments["n"].to_numpy(), moments["mean"].to_numpy()
+    count = float(n.sum())
+    if not count:
         return 0.0
-    frame = pd.DataFrame({"g": labels, "v": values})
-    groups = frame.groupby("g")["v"].agg(["mean", "size"])
-    between = float((groups["size"] * (groups["mean"] - values.mean()) ** 2).sum())
+    grand = float((n * means).sum()) / count
+    between = float((n * (means - grand) ** 2).sum())
+    total = between + float(moments["m2"].sum())
+    if total <= count * (CONSTANT_SPREAD * float(np.abs(means).max())) ** 2:
+        return 0.0  # a constant 0.1 leaves a rounding residue of 1e-34 that would explain "everything"
     return max(0.0, min(1.0, between / total))
-
-
-def breakdown_inputs(rows: list[tuple[Any, ...]]) -> dict[str, tuple[list[str], np.ndarray]]:
-    """Breakdown name -> (group labels, values), rows with a NULL key or a missing value left out."""
-    found: dict[str, tuple[list[str], list[float]]] = {}
-    for breakdown, group, raw in rows:
-        label, value = _label(group), _number(raw)
-        if label is None or not math.isfinite(value):
-            continue
-        labels, values = found.setdefault(str(breakdown), ([], []))
-        labels.append(label)
-        values.append(value)
-    return {name: (labels, np.array(values, dtype=float)) for name, (labels, values) in found.items()}
 
 
 def rank_of(scores: Mapping[str, float], name: str) -> int:
@@ -186,23 +146,23 @@ def epsilon_squared(eta_sq: float, n: int, groups: int) -> float:
     return max(0.0, min(1.0, eta_sq - (groups - 1) * (1.0 - eta_sq) / (n - groups)))
 
 
-def driver(rows: list[tuple[Any, ...]], params: Mapping[str, Any]) -> Verdict:
+def driver(inputs: Inputs, params: Mapping[str, Any]) -> Verdict:
     """How much of the measure's variation ``params['by']`` explains beyond chance (epsilon squared), ranked among
     all the candidate breakdowns."""
-    inputs = breakdown_inputs(rows)
+    names, found = breakdown_moments(inputs)
     by = str(params.get("by", ""))
-    names = sorted({str(row[0]) for row in rows})
     if names and by not in names:
         raise ValueError(
             f"the driver test's params['by'] is {by!r}, but the rows' breakdown column holds {', '.join(names[:10])}; "
             "pass by= one of them (the SQL's first column names each candidate breakdown)"
         )
-    etas = {name: eta_squared(labels, values) for name, (labels, values) in inputs.items()}
+    etas = {name: eta_squared(moments) for name, moments in found.items()}
     scores = {
-        name: epsilon_squared(etas[name], len(values), len(set(labels))) for name, (labels, values) in inputs.items()
+        name: epsilon_squared(etas[name], int(round(float(moments["n"].sum()))), len(moments))
+        for name, moments in found.items()
     }
     scores.setdefault(by, 0.0)
-    labels, values = inputs.get(by, ([], np.array([])))
+    moments = found.get(by)
     rank = rank_of(scores, by)
     best = min(scores, key=lambda key: (-round(scores[key], 12), key))
     evidence: Evidence = {
@@ -211,8 +171,8 @@ def driver(rows: list[tuple[Any, ...]], params: Mapping[str, Any]) -> Verdict:
         "rank": rank,
         "best": best,
         "best_epsilon_sq": _finite(scores[best]),
-        "n": len(values),
-        "groups": len(set(labels)),
+        "n": int(round(float(moments["n"].sum()))) if moments is not None else 0,
+        "groups": len(moments) if moments is not None else 0,
         "breakdowns": len(scores),
     }
     return Verdict(verdicts.driver_verdict(scores[by], rank, len(scores)), evidence)
@@ -221,14 +181,12 @@ def driver(rows: list[tuple[Any, ...]], params: Mapping[str, Any]) -> Verdict:
 # --- concentration -------------------------------------------------------------------------------------------------
 
 
-def group_totals(rows: list[tuple[Any, ...]]) -> dict[str, float]:
+def group_totals(inputs: Inputs) -> dict[str, float]:
     """Group -> total of its values (repeated keys are added), NULL keys and missing values left out."""
-    totals: dict[str, float] = {}
-    for group, raw in rows:
-        label, value = _label(group), _number(raw)
-        if label is not None and math.isfinite(value):
-            totals[label] = totals.get(label, 0.0) + value
-    return totals
+    keys, values = labels(inputs.column("grp")), numbers(inputs.column("v"))
+    keep = keys.notna().to_numpy() & np.isfinite(values)
+    totals = pd.Series(values[keep]).groupby(keys.to_numpy()[keep], sort=True).sum()
+    return {str(key): float(total) for key, total in totals.items()}
 
 
 def top_ties(shares: Any) -> int:
@@ -237,9 +195,9 @@ def top_ties(shares: Any) -> int:
     return int((np.abs(values - values.max()) <= 1e-9 * max(abs(float(values.max())), 1.0)).sum())
 
 
-def concentration(rows: list[tuple[Any, ...]], params: Mapping[str, Any]) -> Verdict:
+def concentration(inputs: Inputs, params: Mapping[str, Any]) -> Verdict:
     """Top share and HHI of the group totals; only groups with a positive total hold a share."""
-    totals = {key: value for key, value in group_totals(rows).items() if value > 0}
+    totals = {key: value for key, value in group_totals(inputs).items() if value > 0}
     if not totals:
         evidence: Evidence = {"top": "", "top_share": 0.0, "bottom_share": 0.0, "hhi": 0.0, "groups": 0, "tied": 0}
         return Verdict("moderate", evidence)
@@ -316,11 +274,16 @@ def influential(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return verdicts.most_influential((cooks > threshold("correlation", "cooks_factor") / n) | far, far, cooks)
 
 
-def correlation(rows: list[tuple[Any, ...]], params: Mapping[str, Any]) -> Verdict:
+def finite_pairs(inputs: Inputs) -> tuple[np.ndarray, np.ndarray]:
+    """The (x, y) pairs where both are finite numbers."""
+    x, y = numbers(inputs.column("x")), numbers(inputs.column("y"))
+    keep = np.isfinite(x) & np.isfinite(y)
+    return x[keep], y[keep]
+
+
+def correlation(inputs: Inputs, params: Mapping[str, Any]) -> Verdict:
     """Pearson r, Spearman rho, and r without the influential points."""
-    pairs = np.array([(_number(a), _number(b)) for a, b in rows], dtype=float).reshape(-1, 2)
-    pairs = pairs[np.isfinite(pairs).all(axis=1)]
-    x, y = pairs[:, 0], pairs[:, 1]
+    x, y = finite_pairs(inputs)
     n = len(x)
     if n < 3 or float(x.std()) == 0 or float(y.std()) == 0:
         evidence: Evidence = {"r": 0.0, "rho": 0.0, "n": n, "r_without": 0.0, "removed": 0}
@@ -337,9 +300,9 @@ def correlation(rows: list[tuple[Any, ...]], params: Mapping[str, Any]) -> Verdi
 # --- outlier and sentinel ------------------------------------------------------------------------------------------
 
 
-def outlier(rows: list[tuple[Any, ...]], params: Mapping[str, Any]) -> Verdict:
+def outlier(inputs: Inputs, params: Mapping[str, Any]) -> Verdict:
     """Values beyond the IQR fences and how far they move the mean."""
-    values = _values(rows)
+    values = _values(inputs)
     if not len(values):
         evidence: Evidence = {"outliers": 0, "share": 0.0, "mean": 0.0, "mean_without": 0.0, "sd_without": 0.0,
                               "shift": 0.0}  # fmt: skip
@@ -391,9 +354,9 @@ def find_sentinels(values: Sequence[float] | np.ndarray) -> list[tuple[float, in
     return sorted(found, key=lambda item: (-item[1], -abs(item[0])))
 
 
-def sentinel(rows: list[tuple[Any, ...]], params: Mapping[str, Any]) -> Verdict:
+def sentinel(inputs: Inputs, params: Mapping[str, Any]) -> Verdict:
     """The most frequent sentinel code of the column, if any."""
-    found = find_sentinels(_values(rows))
+    found = find_sentinels(_values(inputs))
     if not found:
         return Verdict("no_sentinel", {"code": 0, "count": 0})
     code, count = found[0]
@@ -453,54 +416,55 @@ def t_quantile(probability: float, df: float) -> float:
     return (low + high) / 2
 
 
-def two_groups(rows: list[tuple[Any, ...]], params: Mapping[str, Any]) -> tuple[str, str, dict[str, np.ndarray]]:
-    """The two groups compared (``params`` a and b, else the two labels in name order) and each group's values.
+def two_groups(moments: pd.DataFrame, params: Mapping[str, Any]) -> tuple[str, str]:
+    """The two groups compared: ``params`` a and b, else the two labels in name order.
 
     Raises:
         ValueError: More than two groups and no ``a``/``b`` to choose (the message says how to fix the SQL).
     """
-    found: dict[str, list[float]] = {}
-    for group, raw in rows:
-        label, value = _label(group), _number(raw)
-        if label is not None and math.isfinite(value):
-            found.setdefault(label, []).append(value)
-    labels = sorted(found)
-    a = _label(params.get("a")) or (labels[0] if labels else "")
-    b = _label(params.get("b")) or next((label for label in labels if label != a), "")
-    if params.get("a") is None and len(labels) > 2:
+    found = [str(key) for key in moments.index]
+    a = label(params.get("a")) or (found[0] if found else "")
+    b = label(params.get("b")) or next((key for key in found if key != a), "")
+    if params.get("a") is None and len(found) > 2:
         raise ValueError(
-            f"the comparison test takes exactly two groups, got {len(labels)}; filter the SQL to two groups "
+            f"the comparison test takes exactly two groups, got {len(found)}; filter the SQL to two groups "
             "(WHERE grp IN (...)) or pass params a and b"
         )
     if not a or not b or a == b or a not in found or b not in found:
-        present = ", ".join(labels[:8]) or "none"
+        present = ", ".join(found[:8]) or "none"
         raise ValueError(
             f"the comparison needs two different groups with values, got a={a!r} and b={b!r} (groups with values: "
             f"{present}); pass params a and b naming two of them"
         )
-    return a, b, {key: np.array(found[key], dtype=float) for key in (a, b)}
+    return a, b
 
 
-def comparison(rows: list[tuple[Any, ...]], params: Mapping[str, Any]) -> Verdict:
+def group_stats(moments: pd.DataFrame, key: str) -> tuple[int, float, float]:
+    """A group's n, mean and sample variance (0 for a group of one)."""
+    at = moments.index.get_loc(key)
+    n, mean, m2 = (float(moments[column].to_numpy()[at]) for column in ("n", "mean", "m2"))
+    return int(round(n)), mean, m2 / (n - 1) if n > 1 else 0.0
+
+
+def comparison(inputs: Inputs, params: Mapping[str, Any]) -> Verdict:
     """Welch's t test of mean(a) - mean(b) with its 95% interval."""
-    a, b, groups = two_groups(rows, params)
-    va, vb = groups[a], groups[b]
-    mean_a = float(va.mean()) if len(va) else 0.0
-    mean_b = float(vb.mean()) if len(vb) else 0.0
+    moments = group_moments(inputs, "var")
+    a, b = two_groups(moments, params)
+    (n_a, mean_a, var_a), (n_b, mean_b, var_b) = group_stats(moments, a), group_stats(moments, b)
     diff = mean_a - mean_b
     low, high, p_value = diff, diff, 1.0
-    if min(len(va), len(vb)) >= threshold("comparison", "min_group_n"):
-        part_a, part_b = float(va.var(ddof=1)) / len(va), float(vb.var(ddof=1)) / len(vb)
+    if min(n_a, n_b) >= threshold("comparison", "min_group_n"):
+        part_a, part_b = var_a / n_a, var_b / n_b
         se = math.sqrt(part_a + part_b)
         if se > 0:
-            df = (part_a + part_b) ** 2 / (part_a**2 / (len(va) - 1) + part_b**2 / (len(vb) - 1))
+            df = (part_a + part_b) ** 2 / (part_a**2 / (n_a - 1) + part_b**2 / (n_b - 1))
             p_value = min(1.0, 2 * t_sf(abs(diff) / se, df))
             reach = t_quantile(0.5 + threshold("comparison", "confidence") / 200, df) * se
             low, high = diff - reach, diff + reach
         elif diff != 0:
             p_value = 0.0  # no variation in either group: any difference is exact
     verdict = verdicts.comparison_verdict(low, high)
-    if min(len(va), len(vb)) < threshold("comparison", "min_group_n"):
+    if min(n_a, n_b) < threshold("comparison", "min_group_n"):
         verdict = "within_noise"  # one value in a group cannot show a difference beyond noise
     evidence: Evidence = {
         "diff": _finite(diff),
@@ -509,8 +473,8 @@ def comparison(rows: list[tuple[Any, ...]], params: Mapping[str, Any]) -> Verdic
         "p_value": _finite(p_value),
         "mean_a": _finite(mean_a),
         "mean_b": _finite(mean_b),
-        "n_a": len(va),
-        "n_b": len(vb),
+        "n_a": n_a,
+        "n_b": n_b,
     }
     return Verdict(verdict, evidence)
 
@@ -527,11 +491,12 @@ _TESTS = {
 
 
 def run_test(name: str, rows: Sequence[Sequence[Any]] | pd.DataFrame, params: Mapping[str, Any] | None) -> Verdict:
-    """Run the claim test ``name`` on its input rows.
+    """Run the claim test ``name`` on its inputs.
 
     Args:
         name: A claim kind (``trend``, ``driver``, ...).
-        rows: The test's inputs, as ``test.sql`` returns them (tuples or a DataFrame of those columns, in order).
+        rows: The test's inputs, as ``test.sql`` returns them (tuples or a DataFrame of those columns, in order),
+            as data rows or, for a driver or a comparison, one row per group (the kind's ``summary``).
         params: The test's parameters (``measure``, ``by``, ``a``/``b`` for a comparison ...).
 
     Returns:
@@ -541,5 +506,4 @@ def run_test(name: str, rows: Sequence[Sequence[Any]] | pd.DataFrame, params: Ma
         ValueError: Unknown test, rows of the wrong width, or parameters the test cannot use (with the fix).
     """
     kind = kind_of(name)
-    data = as_rows(rows, len(kind.inputs), kind.name)
-    return _TESTS[kind.name](data, dict(params or {}))
+    return _TESTS[kind.name](input_frame(rows, kind.name), dict(params or {}))

@@ -23,6 +23,8 @@ class ClaimKind:
         verdicts: The verdict words a record of this kind may carry as its ``value``.
         test: The test, in a few words (docs and the record's default ``formula``).
         inputs: The columns the claim's ``test.sql`` returns, in order.
+        summary: The columns of the same inputs summarised per group (exact: the test needs only these), which
+            ``test.sql`` may return instead, so a claim over millions of rows reads one row per group.
         evidence: The evidence keys every record of this kind carries.
         thresholds: Threshold name -> value; the verdict rules in ``stats.py`` use exactly these.
         wording: Verdict -> language -> template (fields: evidence, params and their display forms, see wording.py).
@@ -33,6 +35,7 @@ class ClaimKind:
     test: str
     inputs: tuple[str, ...]
     evidence: tuple[str, ...]
+    summary: tuple[str, ...] = ()
     thresholds: Mapping[str, float] = field(default_factory=dict)
     wording: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
@@ -79,6 +82,7 @@ DRIVER = ClaimKind(
     test="epsilon squared (eta squared, between-group over total sum of squares, less what as many groups of noise "
     "would explain) of the measure by each candidate breakdown, row level; the breakdowns are ranked by it",
     inputs=("breakdown", "grp", "v"),
+    summary=("breakdown", "grp", "n", "mean", "m2"),
     evidence=("eta_sq", "epsilon_sq", "rank", "best", "best_epsilon_sq", "n", "groups", "breakdowns"),
     thresholds={"material_epsilon_sq": 0.06},
     wording={
@@ -243,6 +247,7 @@ COMPARISON = ClaimKind(
     verdicts=("higher", "lower", "within_noise"),
     test="Welch's t test of the two groups' means with its 95% interval of the difference",
     inputs=("grp", "v"),
+    summary=("grp", "n", "mean", "var"),
     evidence=("diff", "ci_low", "ci_high", "p_value", "mean_a", "mean_b", "n_a", "n_b"),
     thresholds={"confidence": 95.0, "min_group_n": 2},
     wording={

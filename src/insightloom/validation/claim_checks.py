@@ -4,9 +4,10 @@ A claim's ``check`` is ``"stat:<test>"``; its ``test`` holds the DuckDB SQL that
 the job's views and the test's parameters. Here DuckDB runs that SQL on the same locked-down connection the number
 checks use (no file is opened here: the views come from :func:`~insightloom.validation.jobfiles.load_views`),
 SciPy re-computes the figures (``kendalltau``, ``theilslopes``, ``f_oneway``, ``pearsonr``, ``spearmanr``,
-``ttest_ind``), the verdict rules of :mod:`insightloom.claims.verdicts` decide, and the result is compared with the
-record: the same verdict and every evidence figure within |Δ| < 0.01 (or 1e-6 relative for large values).
-Otherwise the claim needs review with a reason starting ``claim mismatch:``.
+``ttest_ind``; from one row per group, the one-way ANOVA's F and ``ttest_ind_from_stats``), the verdict rules of
+:mod:`insightloom.claims.verdicts` decide, and the result is compared with the record: the same verdict and every
+evidence figure within |Δ| < 0.01 (or 1e-6 relative for large values). Otherwise the claim needs review with a
+reason starting ``claim mismatch:``.
 """
 
 from __future__ import annotations
@@ -20,15 +21,25 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa  # type: ignore[import-untyped]
 
 from insightloom.claims import verdicts
+from insightloom.claims.inputs import (
+    Inputs,
+    breakdown_moments,
+    finite_values,
+    group_moments,
+    input_frame,
+    numbers,
+    values_by_group,
+)
 from insightloom.claims.records import evidence_of, params_of
 from insightloom.claims.stats import (
+    CONSTANT_SPREAD,
     PERFECT_FIT,
     Evidence,
     Verdict,
-    as_rows,
-    breakdown_inputs,
+    group_stats,
     group_totals,
     rank_of,
     two_groups,
@@ -98,19 +109,13 @@ def _scipy() -> Any:
     return stats
 
 
-def _floats(rows: Sequence[tuple[Any, ...]], column: int = 0) -> np.ndarray:
-    values = pd.to_numeric(pd.Series([row[column] for row in rows], dtype=object), errors="coerce")
-    array = values.to_numpy(dtype=float)
-    return array[np.isfinite(array)]
-
-
 def _safe(value: Any) -> float:
     number = float(value)
     return number if math.isfinite(number) else 0.0
 
 
-def _trend(rows: Sequence[tuple[Any, ...]], params: Mapping[str, Any]) -> Verdict:
-    values = _floats(rows)
+def _trend(inputs: Inputs, params: Mapping[str, Any]) -> Verdict:
+    values = finite_values(inputs, "v")
     n = len(values)
     order = np.arange(n, dtype=float)
     tau, p_value = 0.0, 1.0
@@ -132,15 +137,8 @@ def _trend(rows: Sequence[tuple[Any, ...]], params: Mapping[str, Any]) -> Verdic
     return Verdict(verdicts.trend_verdict(n, p_value, slope, tau, cv, _safe(swing)), evidence)
 
 
-def _effect_sizes(labels: list[str], values: np.ndarray) -> tuple[float, float]:
+def _sizes_from_f(f_value: float, k: int, n: int) -> tuple[float, float]:
     """(eta², epsilon²) from the one-way ANOVA F: F(k-1) / (F(k-1) + N-k) and (F-1)(k-1) / (F(k-1) + N-k)."""
-    groups = [np.asarray(part, dtype=float) for _, part in pd.Series(values).groupby(labels)]
-    k, n = len(groups), len(values)
-    if k < 2 or n == 0 or float(np.ptp(values)) == 0:
-        return 0.0, 0.0
-    if n == k:
-        return 1.0, 0.0  # one value per group: every difference is between groups, none of it beyond chance
-    f_value = float(_scipy().f_oneway(*groups).statistic)
     if math.isinf(f_value):
         return 1.0, 1.0
     if not math.isfinite(f_value):
@@ -149,13 +147,44 @@ def _effect_sizes(labels: list[str], values: np.ndarray) -> tuple[float, float]:
     return f_value * (k - 1) / denominator, max(0.0, (f_value - 1) * (k - 1) / denominator)
 
 
-def _driver(rows: Sequence[tuple[Any, ...]], params: Mapping[str, Any]) -> Verdict:
-    inputs = breakdown_inputs(list(rows))
+def _row_effect_sizes(inputs: Inputs, name: str) -> tuple[float, float]:
+    """(eta², epsilon²) of one breakdown's data rows, from SciPy's ``f_oneway``."""
+    part = inputs.frame[inputs.column("breakdown").astype(str) == name]
+    groups = list(values_by_group(Inputs(part.iloc[:, 1:].set_axis(["grp", "v"], axis=1))).values())
+    values = np.concatenate(groups) if groups else np.array([])
+    k, n = len(groups), len(values)
+    if k < 2 or n == 0 or float(np.ptp(values)) == 0:
+        return 0.0, 0.0
+    if n == k:
+        return 1.0, 0.0  # one value per group: every difference is between groups, none of it beyond chance
+    return _sizes_from_f(float(_scipy().f_oneway(*groups).statistic), k, n)
+
+
+def _summary_effect_sizes(moments: pd.DataFrame) -> tuple[float, float]:
+    """(eta², epsilon²) of one breakdown's groups (n, mean, m2): F = (SSB / (k-1)) / (SSW / (N-k))."""
+    n_g, mean_g, m2_g = (moments[column].to_numpy(dtype=float) for column in ("n", "mean", "m2"))
+    k, n = len(n_g), int(round(float(n_g.sum())))
+    grand = float(np.average(mean_g, weights=n_g)) if k else 0.0
+    between, within = float(np.dot(n_g, (mean_g - grand) ** 2)), float(m2_g.sum())
+    constant = between + within <= n * (CONSTANT_SPREAD * float(np.abs(mean_g).max(initial=0.0))) ** 2
+    if k < 2 or n == 0 or constant:
+        return 0.0, 0.0
+    if n == k:
+        return 1.0, 0.0
+    f_value = math.inf if within == 0 else (between / (k - 1)) / (within / (n - k))
+    return _sizes_from_f(f_value, k, n)
+
+
+def _driver(inputs: Inputs, params: Mapping[str, Any]) -> Verdict:
+    names, found = breakdown_moments(inputs)
     by = str(params.get("by", ""))
-    sizes = {name: _effect_sizes(labels, values) for name, (labels, values) in inputs.items()}
+    sizes = {
+        name: _summary_effect_sizes(moments) if inputs.summary else _row_effect_sizes(inputs, name)
+        for name, moments in found.items()
+    }
     scores = {name: epsilon for name, (_, epsilon) in sizes.items()}
     scores.setdefault(by, 0.0)
-    labels, values = inputs.get(by, ([], np.array([])))
+    moments = found.get(by)
     rank = rank_of(scores, by)
     best = sorted(scores, key=lambda key: (-round(scores[key], 12), key))[0]
     evidence: Evidence = {
@@ -164,15 +193,15 @@ def _driver(rows: Sequence[tuple[Any, ...]], params: Mapping[str, Any]) -> Verdi
         "rank": rank,
         "best": best,
         "best_epsilon_sq": scores[best],
-        "n": len(values),
-        "groups": len(set(labels)),
+        "n": int(round(float(moments["n"].sum()))) if moments is not None else 0,
+        "groups": len(moments) if moments is not None else 0,
         "breakdowns": len(scores),
     }
     return Verdict(verdicts.driver_verdict(scores[by], rank, len(scores)), evidence)
 
 
-def _concentration(rows: Sequence[tuple[Any, ...]], params: Mapping[str, Any]) -> Verdict:
-    totals = pd.Series(group_totals(list(rows)), dtype=float)
+def _concentration(inputs: Inputs, params: Mapping[str, Any]) -> Verdict:
+    totals = pd.Series(group_totals(inputs), dtype=float)
     totals = totals[totals > 0].sort_index()
     if totals.empty:
         return Verdict("moderate", {"top": "", "top_share": 0.0, "bottom_share": 0.0, "hhi": 0.0, "groups": 0,
@@ -222,10 +251,10 @@ def _pearson(x: np.ndarray, y: np.ndarray) -> float:
     return _safe(_scipy().pearsonr(x, y).statistic)
 
 
-def _correlation(rows: Sequence[tuple[Any, ...]], params: Mapping[str, Any]) -> Verdict:
-    frame = pd.DataFrame([row[:2] for row in rows], columns=["x", "y"]).apply(pd.to_numeric, errors="coerce")
-    frame = frame[np.isfinite(frame.to_numpy(dtype=float)).all(axis=1)] if len(frame) else frame
-    x, y = frame["x"].to_numpy(dtype=float), frame["y"].to_numpy(dtype=float)
+def _correlation(inputs: Inputs, params: Mapping[str, Any]) -> Verdict:
+    pairs = pd.DataFrame({"x": numbers(inputs.column("x")), "y": numbers(inputs.column("y"))})
+    pairs = pairs[np.isfinite(pairs.to_numpy()).all(axis=1)]
+    x, y = pairs["x"].to_numpy(), pairs["y"].to_numpy()
     n = len(x)
     if n < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
         return Verdict("negligible", {"r": 0.0, "rho": 0.0, "n": n, "r_without": 0.0, "removed": 0})
@@ -239,8 +268,8 @@ def _correlation(rows: Sequence[tuple[Any, ...]], params: Mapping[str, Any]) -> 
     return Verdict(verdicts.correlation_verdict(r, r_without, removed), evidence)
 
 
-def _outlier(rows: Sequence[tuple[Any, ...]], params: Mapping[str, Any]) -> Verdict:
-    values = _floats(rows)
+def _outlier(inputs: Inputs, params: Mapping[str, Any]) -> Verdict:
+    values = finite_values(inputs, "v")
     if not len(values):
         return Verdict(
             "no_extreme_values",
@@ -267,8 +296,8 @@ def _outlier(rows: Sequence[tuple[Any, ...]], params: Mapping[str, Any]) -> Verd
     return Verdict(verdicts.outlier_verdict(count, shift), evidence)
 
 
-def _sentinel(rows: Sequence[tuple[Any, ...]], params: Mapping[str, Any]) -> Verdict:
-    values = pd.Series(_floats(rows))
+def _sentinel(inputs: Inputs, params: Mapping[str, Any]) -> Verdict:
+    values = pd.Series(finite_values(inputs, "v"))
     counts = values.value_counts()
     is_code = values.isin(verdicts.SENTINEL_CANDIDATES)
     rest = values[~is_code].to_numpy()
@@ -286,20 +315,50 @@ def _sentinel(rows: Sequence[tuple[Any, ...]], params: Mapping[str, Any]) -> Ver
     return Verdict("sentinel_code", {"code": int(code), "count": count})
 
 
-def _comparison(rows: Sequence[tuple[Any, ...]], params: Mapping[str, Any]) -> Verdict:
-    a, b, groups = two_groups(list(rows), params)
-    va, vb = groups[a], groups[b]
-    mean_a = float(np.mean(va)) if len(va) else 0.0
-    mean_b = float(np.mean(vb)) if len(vb) else 0.0
+def _welch_interval(a: tuple[int, float, float], b: tuple[int, float, float]) -> tuple[float, float]:
+    """Welch's interval of mean(a) - mean(b) from each group's (n, mean, variance), at the claims table's
+    confidence (Welch-Satterthwaite df)."""
+    (n_a, mean_a, var_a), (n_b, mean_b, var_b) = a, b
+    part_a, part_b = var_a / n_a, var_b / n_b
+    df = (part_a + part_b) ** 2 / (part_a**2 / (n_a - 1) + part_b**2 / (n_b - 1))
+    reach = float(_scipy().t.ppf(0.5 + threshold("comparison", "confidence") / 200, df)) * math.sqrt(part_a + part_b)
+    return mean_a - mean_b - reach, mean_a - mean_b + reach
+
+
+def _welch(inputs: Inputs, moments: pd.DataFrame, a: str, b: str) -> tuple[float, float, float] | None:
+    """SciPy's Welch test of a against b: (p, interval low, high), or None when neither group varies."""
+    confidence = threshold("comparison", "confidence") / 100
+    if inputs.summary:
+        stats_a, stats_b = group_stats(moments, a), group_stats(moments, b)
+        if stats_a[2] <= 0 and stats_b[2] <= 0:
+            return None
+        (n_a, mean_a, var_a), (n_b, mean_b, var_b) = stats_a, stats_b
+        p_value = (
+            _scipy()
+            .ttest_ind_from_stats(mean_a, math.sqrt(var_a), n_a, mean_b, math.sqrt(var_b), n_b, equal_var=False)
+            .pvalue
+        )
+        return (p_value, *_welch_interval(stats_a, stats_b))
+    groups = values_by_group(inputs)
+    if not (np.ptp(groups[a]) > 0 or np.ptp(groups[b]) > 0):
+        return None
+    result = _scipy().ttest_ind(groups[a], groups[b], equal_var=False)
+    interval = result.confidence_interval(confidence_level=confidence)
+    return result.pvalue, interval.low, interval.high
+
+
+def _comparison(inputs: Inputs, params: Mapping[str, Any]) -> Verdict:
+    moments = group_moments(inputs, "var")
+    a, b = two_groups(moments, params)
+    (n_a, mean_a, _), (n_b, mean_b, _) = group_stats(moments, a), group_stats(moments, b)
     diff = mean_a - mean_b
     low, high, p_value = diff, diff, 1.0
-    testable = min(len(va), len(vb)) >= threshold("comparison", "min_group_n")
-    if testable and (np.ptp(va) > 0 or np.ptp(vb) > 0):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            result = _scipy().ttest_ind(va, vb, equal_var=False)
-            interval = result.confidence_interval(confidence_level=threshold("comparison", "confidence") / 100)
-        p_value, low, high = _safe(result.pvalue), _safe(interval.low), _safe(interval.high)
+    testable = min(n_a, n_b) >= threshold("comparison", "min_group_n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = _welch(inputs, moments, a, b) if testable else None
+    if result is not None:
+        p_value, low, high = (_safe(value) for value in result)
     elif testable and diff != 0:
         p_value = 0.0
     verdict = verdicts.comparison_verdict(low, high) if testable else "within_noise"
@@ -310,13 +369,13 @@ def _comparison(rows: Sequence[tuple[Any, ...]], params: Mapping[str, Any]) -> V
         "p_value": p_value,
         "mean_a": mean_a,
         "mean_b": mean_b,
-        "n_a": len(va),
-        "n_b": len(vb),
+        "n_a": n_a,
+        "n_b": n_b,
     }
     return Verdict(verdict, evidence)
 
 
-_SCIPY_TESTS: dict[str, Callable[[Sequence[tuple[Any, ...]], Mapping[str, Any]], Verdict]] = {
+_SCIPY_TESTS: dict[str, Callable[[Inputs, Mapping[str, Any]], Verdict]] = {
     "trend": _trend,
     "driver": _driver,
     "concentration": _concentration,
@@ -330,10 +389,10 @@ _SCIPY_TESTS: dict[str, Callable[[Sequence[tuple[Any, ...]], Mapping[str, Any]],
 def recompute(name: str, rows: Sequence[Sequence[Any]] | pd.DataFrame, params: Mapping[str, Any]) -> Verdict:
     """Re-compute the claim test ``name`` with SciPy (the same inputs and rules as ``claims.stats.run_test``)."""
     kind = kind_of(name)
-    data = as_rows(rows, len(kind.inputs), kind.name)
+    inputs = input_frame(rows, kind.name)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # SciPy warns on constant or tiny input; the rules handle those cases
-        return _SCIPY_TESTS[kind.name](data, dict(params))
+        return _SCIPY_TESTS[kind.name](inputs, dict(params))
 
 
 # --- comparing -----------------------------------------------------------------------------------------------------
@@ -384,25 +443,48 @@ def claim_spec(record: Mapping[str, Any]) -> tuple[str, str, dict[str, Any]] | s
 
 
 #: The most input rows a claim's test.sql may return: row-level inputs of a big table fit, a runaway join does not.
-MAX_CLAIM_ROWS = 2_000_000
+MAX_CLAIM_ROWS = 20_000_000
+_BATCH_ROWS = 1_000_000
 
 
-def fetch_rows(con: Any, sql: str, views: Sequence[str] = ()) -> list[tuple[Any, ...]] | str:
-    """The rows of a claim's ``test.sql`` on an open check connection (at most :data:`MAX_CLAIM_ROWS`), or why
-    they cannot be read: DuckDB's error (one line), SQL that reads no table, or too many rows."""
+def _plain_columns(table: pa.Table) -> pd.DataFrame:
+    """The Arrow result as pandas, decimals as floats (the tests read numbers, never ``Decimal`` objects)."""
+    for index, column in enumerate(table.schema):
+        if pa.types.is_decimal(column.type):
+            table = table.set_column(index, column.name, table.column(index).cast(pa.float64()))
+    return table.to_pandas()
+
+
+def _arrow_reader(result: Any) -> pa.RecordBatchReader:
+    """The result's rows in Arrow batches (DuckDB 2 names it ``to_arrow_reader``, 1.x ``fetch_record_batch``)."""
+    read = getattr(result, "to_arrow_reader", None) or result.fetch_record_batch
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # DuckDB 2 notes that a DB-API result's Arrow output is one copy more
+        return read(_BATCH_ROWS)
+
+
+def fetch_rows(con: Any, sql: str, views: Sequence[str] = ()) -> pd.DataFrame | str:
+    """The inputs a claim's ``test.sql`` returns on an open check connection, as columns (at most
+    :data:`MAX_CLAIM_ROWS` rows, read in Arrow batches), or why they cannot be read: DuckDB's error (one line), SQL
+    that reads no table, or too many rows."""
     text, error = clean_check(sql)
     if not error and not READS_RE.search(text):
         error = reads_no_table(list(views))
     if error:
         return error.replace("a check", "a claim's test.sql").replace("the check", "the claim's test.sql")
+    batches: list[pa.RecordBatch] = []
     try:
-        rows = con.execute(text).fetchmany(MAX_CLAIM_ROWS + 1)
+        reader = _arrow_reader(con.execute(text))
+        for batch in reader:
+            batches.append(batch)
+            if sum(part.num_rows for part in batches) > MAX_CLAIM_ROWS:
+                return (f"the test.sql returns more than {MAX_CLAIM_ROWS:,} rows; aggregate in SQL first (one row "
+                        "per period for a trend, group totals for a concentration, one row per group for a driver "
+                        "or a comparison: see docs/claims.md) or sample the rows")  # fmt: skip
+        table = pa.Table.from_batches(batches, schema=reader.schema)
     except Exception as exc:  # duckdb.Error and friends: the claim cannot be re-computed, never a crash
         return f"the test.sql failed in DuckDB: {duckdb_message(exc)}"
-    if len(rows) > MAX_CLAIM_ROWS:
-        return (f"the test.sql returns more than {MAX_CLAIM_ROWS:,} rows; aggregate in SQL first (one row per period "
-                "for a trend, group totals for a concentration) or sample the rows")  # fmt: skip
-    return [tuple(row) for row in rows]
+    return _plain_columns(table)
 
 
 def verify_claims(
@@ -410,7 +492,7 @@ def verify_claims(
     views: Mapping[str, CachedTable],
     *,
     connection_factory: ConnectionFactory | None = None,
-    test: Callable[[str, Sequence[Sequence[Any]], Mapping[str, Any]], Verdict] | None = None,
+    test: Callable[[str, pd.DataFrame, Mapping[str, Any]], Verdict] | None = None,
 ) -> list[ClaimOutcome]:
     """Re-compute each claim record from the job's views with SciPy; one outcome per record, in order.
 

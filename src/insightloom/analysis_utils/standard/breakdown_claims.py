@@ -7,6 +7,10 @@
 - ``comparison`` (mean breakdowns): the highest group average against the next one (Welch), so a "highest average"
   within noise is said to be within noise.
 
+The driver and the comparison read one row per group (n, mean and the sum of squares or the variance: the claim
+kinds' ``summary`` inputs), computed with pandas here and in SQL by the check, so a table of millions of rows makes a
+claim of a few rows whose test is exact.
+
 A driver called ``main`` and a concentration found ``spread_evenly`` for the same breakdown cannot both be printed
 (:mod:`insightloom.claims.contradictions`); the breakdown then states the driver and leaves the other unprinted
 (it is still recorded and checked).
@@ -25,6 +29,7 @@ from insightloom.analysis_utils.group_trackers import GroupValues, group_sql, me
 from insightloom.analysis_utils.sql import qi, ql
 from insightloom.analysis_utils.standard._common import Context, breakdown_candidates, candidates_view
 from insightloom.analysis_utils.trackers import frame, outcome_sql, without_codes_sql
+from insightloom.claims.inputs import labels
 
 logger = logging.getLogger(__name__)
 
@@ -58,6 +63,23 @@ def _value_sql(groups: GroupValues) -> str:
     return without_codes_sql(measure, groups.sentinels)
 
 
+def _moments(keys: pd.Series, values: pd.Series) -> pd.DataFrame:
+    """Per key (labelled as the claim test labels it: 3.0 as "3"): the count, mean and sum of squared deviations of
+    the present values."""
+    keep = keys.notna() & values.notna()
+    grouped = values[keep].astype(float).groupby(labels(keys[keep]), sort=True)
+    stats = grouped.agg(["size", "mean"])
+    return stats.assign(m2=grouped.var(ddof=0) * stats["size"])
+
+
+def _moments_sql(key: str, view: str, value_sql: str) -> str:
+    """The same per-group moments in DuckDB (``var_pop * count`` is the sum of squares); keys as text, so that
+    breakdowns of any type stack in one UNION (a driver needs only the partition into groups)."""
+    return (f"SELECT CAST({qi(key)} AS VARCHAR) AS grp, COUNT(v) AS n, AVG(v) AS mean, VAR_POP(v) * COUNT(v) AS m2 "
+            f"FROM (SELECT {qi(key)}, {value_sql} AS v FROM {qi(view)} WHERE {qi(key)} IS NOT NULL) "
+            "WHERE v IS NOT NULL GROUP BY 1")  # fmt: skip
+
+
 def _driver(ctx: Context, groups: GroupValues) -> tuple[str, str | None]:
     """The driver claim of this breakdown among the plan's breakdowns of the same measure."""
     measure = str(groups.measure)
@@ -68,12 +90,11 @@ def _driver(ctx: Context, groups: GroupValues) -> tuple[str, str | None]:
     rows: list[tuple[Any, ...]] = []
     parts = []
     for name in candidates:
-        keep = data[name].notna() & values.notna()
-        rows += [(name, key, float(v)) for key, v in zip(data.loc[keep, name], values[keep], strict=True)]
-        parts.append(f"SELECT {ql(name)} AS breakdown, CAST({qi(name)} AS VARCHAR) AS grp, {_value_sql(groups)} AS v "
-                     f"FROM {qi(view)} WHERE {qi(name)} IS NOT NULL")  # fmt: skip
-    # Text labels on both sides: the partition into groups (all eta squared needs) is the same either way.
-    rows = [(name, str(key), v) for name, key, v in rows]
+        moments = _moments(data[name], values)
+        rows += [(name, key, int(n), float(mean), float(m2)) for key, (n, mean, m2) in moments.iterrows()]
+        parts.append(
+            f"SELECT {ql(name)} AS breakdown, grp, n, mean, m2 FROM ({_moments_sql(name, view, _value_sql(groups))})"
+        )
     claim_id = f"claim_driver_{groups.prefix}"
     words = {"m": measure, "by": groups.by, "candidates": ", ".join(candidates)}
     ref = track_claim(
@@ -119,11 +140,15 @@ def _comparison(ctx: Context, groups: GroupValues) -> str:
     top, second = groups.ordered["key"].iloc[0], groups.ordered["key"].iloc[1]
     data = frame(ctx.view)
     values = measure_values(data[measure], "mean", None, groups.sentinels) * groups.scale
-    keep = data[by].isin([top, second]) & values.notna()
-    rows = [(key, float(v)) for key, v in zip(data.loc[keep, by], values[keep], strict=True)]
+    pair = data[by].isin([top, second])
+    moments = _moments(data.loc[pair, by], values[pair])
+    rows = [
+        (key, int(n), float(mean), float(m2) / (n - 1) if n > 1 else None) for key, (n, mean, m2) in moments.iterrows()
+    ]
     scaled = _value_sql(groups) if groups.scale == 1 else f"{groups.scale} * {_value_sql(groups)}"
-    sql = (f"SELECT {qi(by)} AS grp, {scaled} AS v FROM {qi(ctx.view)} "
-           f"WHERE {qi(by)} IN ({ql(top)}, {ql(second)}) AND {_value_sql(groups)} IS NOT NULL")  # fmt: skip
+    sql = (f"SELECT {qi(by)} AS grp, COUNT(v) AS n, AVG(v) AS mean, VAR_SAMP(v) AS var "
+           f"FROM (SELECT {qi(by)}, {scaled} AS v FROM {qi(ctx.view)} WHERE {qi(by)} IN ({ql(top)}, {ql(second)})) "
+           "WHERE v IS NOT NULL GROUP BY 1")  # fmt: skip
     words = {"m": measure, "a": top, "b": second}
     return track_claim(
         "comparison",

@@ -67,7 +67,7 @@ def _claim(ctx: Context, prefix: str, pair: pd.DataFrame, sql_x: str, sql_y: str
         ctx.view,
         sql,
         {"measure": y, "by": x, "x": x, "y": y},
-        rows=[(float(a), float(b)) for a, b in pair.to_numpy()],
+        rows=pair[[x, y]].astype(float),
         description=ctx.tx["d_claim"].format(x=x, y=y),
         formula=ctx.tx["f_claim"],
         columns=[x, y],

@@ -314,7 +314,7 @@ def _claim(trend: _Trend, comparison: time_logic.Comparison) -> list[str]:
         trend.cte + sql,
         params,
         # A wide table's years are melted in pandas but unioned per column in SQL; its claim reads the SQL's rows.
-        rows=None if trend.axis.kind == "wide_years" else [(float(v),) for v in values.to_numpy()],
+        rows=None if trend.axis.kind == "wide_years" else pd.DataFrame({"v": values.to_numpy(dtype=float)}),
         description=tx["d_trend"].format(**words),
         formula=tx["f_trend"].format(**words),
         columns=trend.cols,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 
+import numpy as np
 import pandas as pd
 
 from insightloom.analysis_utils.claims import track_claim
@@ -32,7 +33,7 @@ def sentinel_finding(ctx: Context, measure: str) -> str | None:
         ctx.view,
         f"SELECT {dbl(measure)} AS v FROM {qi(ctx.view)} WHERE {qi(measure)} IS NOT NULL",
         {"measure": measure},
-        rows=[(float(v),) for v in values],
+        rows=pd.DataFrame({"v": np.asarray(values, dtype=float)}),
         description=ctx.tx["d_sentinel"].format(m=measure),
         formula=ctx.tx["f_sentinel"],
         columns=[measure],
@@ -53,7 +54,7 @@ def outlier_claim(ctx: Context, prefix: str, measure: str) -> str:
         ctx.view,
         f"SELECT {scaled} AS v FROM {qi(ctx.view)} WHERE {expression} IS NOT NULL",
         {"measure": measure, "unit": None if facts.unit == "count" else facts.unit},
-        rows=[(float(v),) for v in values],
+        rows=pd.DataFrame({"v": np.asarray(values, dtype=float)}),
         description=ctx.tx["d_outlier"].format(m=measure),
         formula=ctx.tx["f_outlier"],
         columns=[measure],

@@ -393,3 +393,13 @@ def test_both_implementations_rank_extreme_points_alike_when_x_is_in_the_trillio
     assert product.evidence["removed"] > 0
     record = {"value": product.verdict, "evidence": product.evidence}
     assert compare(record, recompute("correlation", rows, {})).verified
+
+
+def test_average_ranks_match_scipy_with_ties_and_edges() -> None:
+    from scipy.stats import rankdata
+
+    from insightloom.claims.stats import average_ranks
+
+    for values in (RNG.integers(0, 5, 500).astype(float), RNG.normal(size=500), np.array([1.0]), np.array([2.0] * 3)):
+        assert np.allclose(average_ranks(values), rankdata(values))
+    assert len(average_ranks(np.array([]))) == 0

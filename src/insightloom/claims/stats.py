@@ -231,13 +231,20 @@ def _pearson(x: np.ndarray, y: np.ndarray) -> float:
 
 
 def average_ranks(values: np.ndarray) -> np.ndarray:
-    """Ranks 1..n, tied values sharing their average rank (what Spearman's rho correlates)."""
-    order = np.argsort(values, kind="mergesort")
-    ranks = np.empty(len(values), dtype=float)
-    ranks[order] = np.arange(1, len(values) + 1, dtype=float)
-    _, inverse, counts = np.unique(values, return_inverse=True, return_counts=True)
-    sums = np.bincount(inverse, weights=ranks)
-    return np.asarray(sums[inverse] / counts[inverse], dtype=float)
+    """Ranks 1..n, tied values sharing their average rank (what Spearman's rho correlates); one sort."""
+    n = len(values)
+    if not n:
+        return np.array([], dtype=float)
+    order = np.argsort(values)
+    ordered = values[order]
+    starts_run = np.empty(n, dtype=bool)
+    starts_run[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=starts_run[1:])
+    starts = np.flatnonzero(starts_run)
+    ends = np.append(starts[1:], n)
+    ranks = np.empty(n, dtype=float)
+    ranks[order] = ((starts + 1 + ends) / 2.0)[np.cumsum(starts_run) - 1]  # the mean of ranks start+1 .. end
+    return ranks
 
 
 def cooks_distance(x: np.ndarray, y: np.ndarray) -> np.ndarray:

@@ -42,6 +42,7 @@ import pyarrow as pa  # type: ignore[import-untyped]
 import pyarrow.dataset as ds  # type: ignore[import-untyped]
 
 from insightloom.validation.jobfiles import CachedTable
+from insightloom.validation.memo import MEMO_VALUE_CHARS, RecomputeMemo, views_key
 
 logger = logging.getLogger(__name__)
 
@@ -252,6 +253,7 @@ def run_checks(
     *,
     chunk_size: int = CHUNK_SIZE,
     connection_factory: ConnectionFactory | None = None,
+    memo: RecomputeMemo | None = None,
 ) -> tuple[list[CheckOutcome], int]:
     """Run every check on one connection, in chunks.
 
@@ -260,6 +262,8 @@ def run_checks(
         views: View name -> cached table (from :func:`~insightloom.validation.jobfiles.load_views`).
         chunk_size: Checks per query; ~200 keeps each query plan small.
         connection_factory: Makes the DuckDB connection (tests pass a counting wrapper).
+        memo: Outcomes of checks already run on the same data (the host's :mod:`~insightloom.validation.memo`);
+            those are not run again, and the new ones are added.
 
     Returns:
         One outcome per check, and the number of check queries run (setup excluded).
@@ -269,12 +273,16 @@ def run_checks(
     copies: list[tuple[int, int]] = []
     runnable: list[tuple[int, str]] = []
     names = sorted(views)
+    data = views_key(views)
     for index, raw in enumerate(checks):
         sql, error = clean_check(raw)
         if not error and not READS_RE.search(sql):
             error = reads_no_table(names)
+        known = memo.get((data, "check", sql)) if memo is not None and not error else None
         if error:
             outcomes[index] = CheckOutcome(error=error)
+        elif known is not None:
+            outcomes[index] = known
         elif sql in first_of:
             copies.append((index, first_of[sql]))
         else:
@@ -283,11 +291,14 @@ def run_checks(
     if not runnable:
         return outcomes, 0
     stats = {"queries": 0}
+    sql_of = dict(runnable)
     con = open_connection(views, connection_factory, [sql for _, sql in runnable])
     try:
         for start in range(0, len(runnable), chunk_size):
             for index, outcome in _run_split(con, runnable[start : start + chunk_size], stats).items():
                 outcomes[index] = outcome
+                if memo is not None and len(str(outcome.value)) <= MEMO_VALUE_CHARS:
+                    memo.put((data, "check", sql_of[index]), outcome)
     finally:
         con.close()
     for index, original in copies:

@@ -54,6 +54,7 @@ from insightloom.validation.checks import (
     reads_no_table,
 )
 from insightloom.validation.jobfiles import CachedTable
+from insightloom.validation.memo import RecomputeMemo, params_key, views_key
 
 logger = logging.getLogger(__name__)
 
@@ -493,18 +494,20 @@ def verify_claims(
     *,
     connection_factory: ConnectionFactory | None = None,
     test: Callable[[str, pd.DataFrame, Mapping[str, Any]], Verdict] | None = None,
+    memo: RecomputeMemo | None = None,
 ) -> list[ClaimOutcome]:
     """Re-compute each claim record from the job's views with SciPy; one outcome per record, in order.
 
     ``test`` replaces the SciPy implementation: a script's own end-of-run check passes the product's NumPy test,
     since there the question is whether its rows match its SQL, and SciPy's import would cost every script seconds.
+    ``memo`` holds re-computations already made on the same data (SciPy's only): the test is not run again for a
+    claim with the same test, SQL and parameters, and the record is compared with the kept verdict.
     """
     test = test or recompute
+    memo = memo if test is recompute else None
     specs = [claim_spec(record) for record in records]
-    sqls = [spec[1] for spec in specs if isinstance(spec, tuple)]
-    if not sqls:
-        return [ClaimOutcome(False, reason=str(spec)) for spec in specs]
-    con = open_connection(views, connection_factory, sqls)
+    data = views_key(views)
+    con: Any = None
     outcomes: list[ClaimOutcome] = []
     try:
         for record, spec in zip(records, specs, strict=True):
@@ -512,17 +515,37 @@ def verify_claims(
                 outcomes.append(ClaimOutcome(False, reason=spec))
                 continue
             name, sql, params = spec
-            rows = fetch_rows(con, sql, sorted(views))
-            if isinstance(rows, str):
-                outcomes.append(ClaimOutcome(False, reason=rows))
-                continue
-            try:
-                verdict = test(name, rows, params)
-            except ValueError as exc:
-                outcomes.append(ClaimOutcome(False, reason=f"the {name} test cannot run on its test.sql rows: {exc}"))
-                continue
-            outcomes.append(compare(record, verdict))
+            key = (data, "claim", name, sql, params_key(params))
+            verdict = memo.get(key) if memo is not None else None
+            if verdict is None:
+                if con is None:
+                    con = open_connection(views, connection_factory, [s[1] for s in specs if isinstance(s, tuple)])
+                verdict = _recompute_one(con, name, sql, params, views, test)
+                if memo is not None:
+                    memo.put(key, verdict)
+            outcomes.append(
+                compare(record, verdict) if isinstance(verdict, Verdict) else ClaimOutcome(False, reason=verdict)
+            )
     finally:
-        con.close()
+        if con is not None:
+            con.close()
     logger.info("re-computed %d claim(s) with %s", len(records), "SciPy" if test is recompute else "NumPy")
     return outcomes
+
+
+def _recompute_one(
+    con: Any,
+    name: str,
+    sql: str,
+    params: dict[str, Any],
+    views: Mapping[str, CachedTable],
+    test: Callable[[str, pd.DataFrame, Mapping[str, Any]], Verdict],
+) -> Verdict | str:
+    """The claim's re-computed verdict, or why its test cannot run (its SQL's error, or the test's)."""
+    rows = fetch_rows(con, sql, sorted(views))
+    if isinstance(rows, str):
+        return rows
+    try:
+        return test(name, rows, params)
+    except ValueError as exc:
+        return f"the {name} test cannot run on its test.sql rows: {exc}"

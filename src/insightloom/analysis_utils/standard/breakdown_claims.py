@@ -67,9 +67,10 @@ def _moments(keys: pd.Series, values: pd.Series) -> pd.DataFrame:
     """Per key (labelled as the claim test labels it: 3.0 as "3"): the count, mean and sum of squared deviations of
     the present values."""
     keep = keys.notna() & values.notna()
-    grouped = values[keep].astype(float).groupby(labels(keys[keep]), sort=True)
+    grouped = values[keep].astype(float).groupby(keys[keep], sort=True, observed=True)
     stats = grouped.agg(["size", "mean"])
-    return stats.assign(m2=grouped.var(ddof=0) * stats["size"])
+    stats = stats.assign(m2=grouped.var(ddof=0) * stats["size"])
+    return stats.set_axis(labels(stats.index.to_series()).to_numpy(), axis=0)  # label the few keys, not every row
 
 
 def _moments_sql(key: str, view: str, value_sql: str) -> str:

@@ -212,6 +212,7 @@ HOST_OWNED = (
 PROMPTS = "the built-in prompts or the user's prompts override folder (settings), never inside a job folder"
 SKILLS = "a skills folder (built-in or the user's ./skills), never inside a job folder"
 SYSTEM_FILES = "system files (installed fonts, /proc) that no script can write"
+IN_MEMORY = "decodes bytes already read and hash-checked by jobfiles.load_views (a pa.BufferReader), never a path"
 NO_FOLLOW_WALK = (
     "itself a descriptor walk with O_DIRECTORY | O_NOFOLLOW from the job folder's fd, making way for a pulled "
     "file's folders (removes what stands there, never follows it)"
@@ -390,6 +391,7 @@ ALLOWED: tuple[Allowed, ...] = (
     # the snapshot's Parquet file, opened through fileio.open_regular (no link, a regular file) and read from its handle
     *_each(INPUTS, "intake.database.store", ("read_raw", "data-read")),
     *_each(INPUTS, "intake.csv_columnar", ("scan_bytes", "open"), ("read_cells", "data-read")),
+    *_each(IN_MEMORY, "validation.checks", ("_decoded", "data-read")),
     *_each(
         INPUTS,
         "intake.readers",

@@ -102,7 +102,17 @@ def test_a_table_most_checks_use_is_loaded_into_memory_in_file_order(tmp_path: P
     setup = recorder.sql[0]
     assert 'CREATE OR REPLACE TABLE "sales"' in setup
     assert 'CREATE OR REPLACE VIEW "data" AS SELECT * FROM "sales"' in setup  # the alias reads the loaded table
-    assert "CHECKPOINT" in setup and setup.rstrip().endswith("SET lock_configuration = true")
+    assert "CHECKPOINT" not in setup and setup.rstrip().endswith("SET lock_configuration = true")
+
+
+def test_hundreds_of_checks_also_compress_the_loaded_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from insightloom.validation import checks
+
+    monkeypatch.setattr(checks, "CHECKPOINT_MIN_CHECKS", 8)
+    job, _ = _first_rows_job(tmp_path, 8)
+    recorder = RecordingConnection()
+    assert len(validate_job(job, connection_factory=lambda: recorder).verified) == 8
+    assert "CHECKPOINT" in recorder.sql[0]
 
 
 def test_a_table_few_checks_use_stays_in_memory_parquet_and_no_file_is_named(tmp_path: Path) -> None:

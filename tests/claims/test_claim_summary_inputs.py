@@ -7,13 +7,12 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pytest
+from test_claim_stats import _EDGE_INPUTS, _random_inputs
 
 from insightloom.claims import run_test
 from insightloom.claims.inputs import labels
 from insightloom.validation import claim_checks
 from insightloom.validation.claim_checks import compare, fetch_rows, recompute
-
-from test_claim_stats import _EDGE_INPUTS, _random_inputs
 
 
 def _driver_summary(rows: list[tuple]) -> list[tuple]:

@@ -236,12 +236,21 @@ def _unread_weak(text: _Text, weak: list[_Mention], request: StatRequest) -> Ref
     return None
 
 
+def _value_spans(text: _Text, columns: list[dict[str, Any]]) -> list[tuple[int, int]]:
+    """Where the question names a category value of several words ("very happy", "Not remote")."""
+    values = {v.lower() for col in columns for v in _category_values(col) if len(v.split()) > 1}
+    return [m.span() for v in values for m in text.find(rf"(?<![\w]){re.escape(v)}(?![\w])")]
+
+
 def _column_mentions(text: _Text, columns: list[dict[str, Any]]) -> tuple[list[_Mention], list[Refusal]]:
     found: list[_Mention] = []
+    values = _value_spans(text, columns)
     for col in sorted(columns, key=lambda c: -len(str(c["name"]))):
         name = str(col["name"])
         for pattern in (rf"`{re.escape(name.lower())}`", _name_pattern(name), *_count_phrase(name)):
             for match in text.find(pattern):
+                if any(s <= match.start() and match.end() <= e and (s, e) != match.span() for s, e in values):
+                    continue  # "happy" in "very happy": a word of a value, not its column
                 same = [m for m in found if (m.start, m.end) == match.span()]
                 if same and all(m.name != name for m in same):
                     found.append(_Mention(match.start(), match.end(), name))  # two columns, one name: ambiguous
@@ -459,7 +468,12 @@ _SCALES = {"thousand": 1e3, "million": 1e6, "mn": 1e6, "billion": 1e9, "bn": 1e9
 _SCALED = _NUM + r"(?:\s*(?:thousand|million|mn|billion|bn)(?![\w]))?"
 #: A gloss right after a name ("`checks`(경찰 조회 건수)가 0"): skipped before the comparison is read.
 _GLOSS_AFTER = re.compile(r"\)?\s*\([^()]{0,60}\)")
-_FILLER = r"\)?(?:\s+(?:is|are|was|were|of|with|a|an|value|values|rating|score|scores|level|count))*\s*\(?"
+#: Between a name and its comparison: "is", "a rating of", and one word of the name's gloss before such a noun
+#: ("eicosenoic acid level above 0.5").
+_FILLER = (
+    r"\)?(?:\s+[^\W\d_]+(?=\s+(?:level|levels|content|value|values|score|scores|rating)\b))?"
+    r"(?:\s+(?:is|are|was|were|of|with|a|an|value|values|rating|score|scores|level|levels|content|count))*\s*\(?"
+)
 #: "a rating of 5", "education level 5": a bare number after such a word is the value itself.
 _NOT_A_VALUE = (
     r"(?![\d.]|\s*(?:or\s+(?:more|less|higher|lower|fewer|greater|above|below|over|under|later|earlier|older|younger)|"
@@ -1341,6 +1355,9 @@ def _finish(question: str, text: _Text, steps: list[Step], parts: _Parts, decima
     return _request(steps, parts, decimals, form, language, table)
 
 
+_PERCENT_AFTER = re.compile(r"\s*(?:%|percent\b|per\s+cent\b|퍼센트)")
+
+
 def _leftover(text: _Text, known: set[float]) -> Refusal | None:
     """A constraint nothing read: a period, a quoted value, a number (other than one a filter already holds)."""
     period = lx.PERIOD_RE.search(text.text)
@@ -1353,8 +1370,11 @@ def _leftover(text: _Text, known: set[float]) -> Refusal | None:
         return Refusal(MISSING_COLUMN, f"no column holds the value '{value}'", (value,))
     for number in _NUMBER.finditer(text.text):
         phrase = text.original[number.start() : number.end()]
-        if float(phrase.replace(",", "").replace("−", "-")) in known:
+        value = float(phrase.replace(",", "").replace("−", "-"))
+        if value in known:
             continue  # "fewer than 50 murders (`total` < 50)": the filter restated
+        if _PERCENT_AFTER.match(text.original, number.end()) and round(value / 100, 12) in known:
+            continue  # "more than 30% of the vote (v3 > 0.3)": the same bound as a share
         said = _context(text.original, number.start(), number.end())
         return Refusal(UNREAD, f"the number {phrase} in the question ('{said}'), which the request cannot express",
                        (phrase, said))  # fmt: skip
@@ -1504,7 +1524,10 @@ def _test(q: str, text: _Text, ops: _Ops, parts: _Parts, decimals: int | None, l
     invert = _inverted(q, "ko" if re.search(r"[\uac00-\ud7a3]", q) else "en")
     if ops.has("chi2") and not ops.has("ttest", "anova"):
         coded = [m for m in parts.measures if _coded(table_col(table, m))]
-        cats = list(dict.fromkeys([*parts.categories, *parts.levels, *coded]))
+        paired = [c for c, levels in parts.levels.items() if len(levels) >= 2]
+        # one level named ("for the death records (etype = 2)") filters the rows; it is a variable only when needed
+        single = [c for c in parts.levels if c not in paired]
+        cats = list(dict.fromkeys([*parts.categories, *paired, *coded, *single]))
         if len(cats) < 2:
             return None
         parts.filters[:] = [f for f in parts.filters if f.column not in cats[:2]]

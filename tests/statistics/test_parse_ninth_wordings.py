@@ -70,3 +70,16 @@ def test_a_share_in_percent_restating_a_filter_is_read() -> None:
 def test_a_word_of_the_gloss_before_level_keeps_the_comparison() -> None:
     found = _request("How many samples have an oleate acid level above 0.5?")
     assert found.filters == (Filter("oleate", ">", 0.5),)
+
+
+def test_a_category_named_in_the_plural_after_across_groups_the_test() -> None:
+    found = _request("One-way ANOVA of pay across the survey arms: F statistic to 2 dp. Significant at 5%?")
+    assert found.steps[0].op == "anova" and found.steps[0].group == "arm"
+
+
+def test_a_name_ending_in_ss_takes_es_in_the_plural() -> None:
+    profile = {"tables": [{"view": "t", "rows": 50, "columns": [
+        _category("class", "x", "y"), {"name": "score", "dtype": "float64", "role": "measure", "distinct": 50},
+    ]}]}  # fmt: skip
+    found = parse_question("ANOVA of score across the classes: F to 2 dp, significant at 5%?", profile)
+    assert isinstance(found, StatRequest) and found.steps[0].group == "class"

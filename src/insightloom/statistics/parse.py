@@ -137,7 +137,9 @@ _PLURAL_COMPARED = re.compile(
     r"\s+(?:above|below|over|under|greater\s+than|less\s+than|more\s+than|at\s+least|at\s+most)\s+\d"
 )
 #: "differ across the Schools": a category's groups; "across the years" of a numeric Year means every row.
-_PLURAL_GROUPS = re.compile(r"\b(?:across|among|between)\s+(?:the\s+)?(?:different\s+|various\s+)?$")
+_PLURAL_GROUPS = re.compile(
+    r"\b(?:across|among|between)\s+(?:the\s+)?(?:different\s+|various\s+)?(?:[^\W\d_]+\s+)?$"
+)  # "across the oil classes": one word of the table's own noun may stand before the plural
 
 
 def _plural_mentions(text: _Text, columns: list[dict[str, Any]]) -> list[_Mention]:
@@ -146,9 +148,11 @@ def _plural_mentions(text: _Text, columns: list[dict[str, Any]]) -> list[_Mentio
     found = []
     for col in columns:
         name = str(col["name"])
-        if not re.fullmatch(r"[A-Za-z]{3,}", name) or name.lower().endswith("s"):
-            continue
-        for match in text.find(rf"(?<![\w-]){re.escape(name.lower())}(?:s|es)(?![\w-])"):
+        low = name.lower()
+        if not re.fullmatch(r"[A-Za-z]{3,}", name) or (low.endswith("s") and not low.endswith("ss")):
+            continue  # `reports` is a plural already; `class` takes "classes"
+        ending = "es" if low.endswith(("ss", "x", "ch", "sh")) else "(?:s|es)"
+        for match in text.find(rf"(?<![\w-]){re.escape(low)}{ending}(?![\w-])"):
             before = text.text[max(0, match.start() - 40) : match.start()]
             compared = is_numeric(col) and _PLURAL_COMPARED.match(text.text, match.end())
             if _PLURAL_AFTER.search(before) or (_PLURAL_GROUPS.search(before) and not is_numeric(col)) or compared:

@@ -83,3 +83,9 @@ def test_a_name_ending_in_ss_takes_es_in_the_plural() -> None:
     ]}]}  # fmt: skip
     found = parse_question("ANOVA of score across the classes: F to 2 dp, significant at 5%?", profile)
     assert isinstance(found, StatRequest) and found.steps[0].group == "class"
+
+
+def test_a_value_of_several_words_said_bare_filters_nothing() -> None:
+    """ "the highest share of low mood people (mean of pay)": said bare, the value may only describe the measure."""
+    found = parse_question("Which arm has the highest proportion of low mood people (mean of pay)?", PROFILE)
+    assert not (isinstance(found, StatRequest) and any(f.column == "mood" for f in found.filters)), found

@@ -241,9 +241,16 @@ def _unread_weak(text: _Text, weak: list[_Mention], request: StatRequest) -> Ref
 
 
 def _value_spans(text: _Text, columns: list[dict[str, Any]]) -> list[tuple[int, int]]:
-    """Where the question names a category value of several words ("very happy", "Not remote")."""
-    values = {v.lower() for col in columns for v in _category_values(col) if len(v.split()) > 1}
-    return [m.span() for v in values for m in text.find(rf"(?<![\w]){re.escape(v)}(?![\w])")]
+    """Where the question names a category value of several words right after its column and an equals sign
+    ("happy = very happy", "Remote = Not remote"). Said bare ("a share of very happy respondents"), such a value may
+    only describe the measure asked, so it filters nothing and its words stay column names."""
+    spans = []
+    for col in columns:
+        name = re.escape(str(col["name"]).lower())
+        for value in (v.lower() for v in _category_values(col) if len(v.split()) > 1):
+            pattern = rf"(?<![\w])`?{name}`?\s*(?:==|=|:)\s*['\"]?(?P<v>{re.escape(value)})(?![\w])"
+            spans += [m.span("v") for m in text.find(pattern)]
+    return spans
 
 
 def _column_mentions(text: _Text, columns: list[dict[str, Any]]) -> tuple[list[_Mention], list[Refusal]]:

@@ -7,16 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from made_up import category as _category
+from made_up import parsed
+
 from insightloom.statistics.parse import parse_question
 from insightloom.statistics.request import Filter, StatRequest
-
-_CAT = {"dtype": "string", "role": "category"}
-
-
-def _category(name: str, *values: str) -> dict[str, Any]:
-    top = [{"value": value, "count": 10 * (index + 1)} for index, value in enumerate(values)]
-    return {"name": name, **_CAT, "distinct": len(top), "top_values": top}
-
 
 PROFILE: dict[str, Any] = {"tables": [{"view": "poll", "rows": 300, "columns": [
     _category("mood", "quite mood", "low mood", "good"),
@@ -34,9 +29,7 @@ PROFILE: dict[str, Any] = {"tables": [{"view": "poll", "rows": 300, "columns": [
 
 
 def _request(question: str) -> StatRequest:
-    found = parse_question(question, PROFILE)
-    assert isinstance(found, StatRequest), found
-    return found
+    return parsed(question, PROFILE)
 
 
 def test_a_value_of_several_words_holding_its_column_name_is_the_value() -> None:

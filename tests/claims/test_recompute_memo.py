@@ -88,3 +88,18 @@ def test_the_memo_keeps_a_bounded_number_of_results() -> None:
     for key in "abc":
         memo.put(key, pd.DataFrame())
     assert len(memo) == 2 and memo.get("a") is None and memo.get("c") is not None
+
+
+def test_the_memo_stays_bounded_when_threads_share_it() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    memo = RecomputeMemo(limit=50)
+
+    def churn(start: int) -> None:
+        for key in range(start, start + 2000):
+            memo.put(key, key)
+            memo.get(key - 25)
+
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(churn, range(0, 8000, 2000)))
+    assert len(memo) == 50

@@ -11,6 +11,7 @@ can put a result in it.
 from __future__ import annotations
 
 import json
+import threading
 from collections import OrderedDict
 from collections.abc import Hashable, Mapping
 from typing import Any
@@ -38,18 +39,21 @@ class RecomputeMemo:
     def __init__(self, limit: int = MEMO_ENTRIES) -> None:
         self._limit = limit
         self._results: OrderedDict[Hashable, Any] = OrderedDict()
+        self._lock = threading.Lock()  # `serve` validates several jobs at once
 
     def get(self, key: Hashable) -> Any | None:
-        result = self._results.get(key)
-        if result is not None:
-            self._results.move_to_end(key)
-        return result
+        with self._lock:
+            result = self._results.get(key)
+            if result is not None:
+                self._results.move_to_end(key)
+            return result
 
     def put(self, key: Hashable, result: Any) -> None:
-        self._results[key] = result
-        self._results.move_to_end(key)
-        while len(self._results) > self._limit:
-            self._results.popitem(last=False)
+        with self._lock:
+            self._results[key] = result
+            self._results.move_to_end(key)
+            while len(self._results) > self._limit:
+                self._results.popitem(last=False)
 
     def __len__(self) -> int:
         return len(self._results)

@@ -16,11 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa  # type: ignore[import-untyped]
 
 from insightloom.errors import BadInputError, InsightloomError
 from insightloom.fileio import write_chunks_atomic, write_text_atomic
 from insightloom.intake.budget import check_budget
-from insightloom.intake.coerce import coerce_column
+from insightloom.intake.coerce import Coerced, coerce_column
 from insightloom.intake.coldefs import load_column_definitions
 from insightloom.intake.column_pool import map_columns
 from insightloom.intake.columnar import ReadLimits
@@ -233,11 +234,16 @@ def _cache_table(
     decimal_comma = raw.delimiter == ";"
     cells = raw.frame.size
     names = [str(name) for name in raw.frame.columns]
-    results = map_columns(
-        lambda j: coerce_column(raw.frame.iloc[:, j], names[j], decimal_comma=decimal_comma),
-        range(len(names)),
-        cells=cells,
-    )
+    # Each column's text is let go once it is typed, so the text and the typed copy of a big table are never held
+    # whole at once (the read table is emptied: nothing after typing reads its cells).
+    text = {j: raw.frame.iloc[:, j] for j in range(len(names))}
+    raw.frame = raw.frame.iloc[:0]
+
+    def typed_column(j: int) -> Coerced:
+        return coerce_column(text.pop(j), names[j], decimal_comma=decimal_comma)
+
+    results = map_columns(typed_column, range(len(names)), cells=cells)
+    pa.default_memory_pool().release_unused()  # the text's buffers go back to the system, not to Arrow's pool
     typed: dict[str, pd.Series] = {}
     hints: dict[str, str | None] = {}
     numeric_text: list[str] = []

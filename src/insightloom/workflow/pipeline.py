@@ -26,6 +26,7 @@ from ..runtime import JobRuntime, evidence_counts
 from ..state import SharedState
 from ..telemetry import UsageLedger
 from . import stages
+from .prewarm import prewarm
 from .review import Decision, Reviewer
 
 if TYPE_CHECKING:
@@ -205,6 +206,7 @@ def _failed(rt: JobRuntime, started: float, message: str, code: int) -> JobOutco
 
 
 def _run_supervisor(rt: JobRuntime, started: float) -> JobOutcome:
+    prewarm()  # the Validator's SciPy and the follow-up index, imported while the scripts run
     stages.supervise(rt)
     status, error = stages.final_status(rt)
     report = rt.job.path("final_report.docx") if status != "failed" else None

@@ -157,10 +157,17 @@ def _needs_cgroups() -> None:
 
 def test_forked_children_over_the_memory_cap_together_are_killed(runner: WarmRunner | ColdRunner, job: Path) -> None:
     _needs_cgroups()
-    hog = "import time; x = b'x' * (450 * 1024 * 1024); print('held', flush=True); time.sleep(2)"
+    # Each child holds its memory until the parent has heard from all four (or seen one die), so the four overlap
+    # however slowly a loaded machine starts them: a timed sleep let them run one after another and never exceed.
+    hog = "import sys; x = b'x' * (450 * 1024 * 1024); print('held', flush=True); sys.stdin.read()"
     body = (
         "import subprocess, sys\n"
-        f"children = [subprocess.Popen([sys.executable, '-c', {hog!r}]) for _ in range(4)]\n"
+        "children = [subprocess.Popen([sys.executable, '-c', " + repr(hog) + "], stdin=subprocess.PIPE, "
+        "stdout=subprocess.PIPE) for _ in range(4)]\n"
+        "for c in children:\n"
+        "    print(c.stdout.readline().decode().strip() or 'gone', flush=True)\n"
+        "for c in children:\n"
+        "    c.stdin.close()\n"
         "codes = [c.wait() for c in children]\n"
         "print('codes', codes)\n"
     )

@@ -94,3 +94,16 @@ def test_claim_inputs_are_fetched_as_columns_and_capped(monkeypatch: pytest.Monk
     monkeypatch.setattr(claim_checks, "MAX_CLAIM_ROWS", 5)
     refused = fetch_rows(con, "SELECT g, v FROM t", ["t"])
     assert isinstance(refused, str) and "more than 5 rows" in refused and "one row per group" in refused
+
+
+def test_a_null_breakdown_name_is_a_breakdown_of_its_own_in_both_forms() -> None:
+    """A model's SQL may return a NULL breakdown: it is the breakdown "None" (no crash), the same in both
+    implementations and both forms."""
+    rng = np.random.default_rng(1)
+    rows = [("A" if i % 2 else None, f"g{i % 3}", float(i % 3 * 5 + rng.normal())) for i in range(300)]
+    summary = [("None" if b is None else b, *rest) for b, *rest in _driver_summary([("A" if b else "None", g, v)
+               for b, g, v in rows])]  # fmt: skip
+    for inputs in (rows, summary):
+        ours, theirs = run_test("driver", inputs, {"by": "None"}), recompute("driver", inputs, {"by": "None"})
+        assert ours.evidence["breakdowns"] == 2 and ours.evidence["epsilon_sq"] > 0.9
+        assert compare({"value": ours.verdict, "evidence": ours.evidence}, theirs).verified

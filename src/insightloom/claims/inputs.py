@@ -156,9 +156,15 @@ def group_moments(inputs: Inputs, spread: str = "m2") -> pd.DataFrame:
     return row_moments(labels(inputs.column("grp")), numbers(inputs.column("v")))
 
 
+def breakdown_names(inputs: Inputs) -> pd.Series:
+    """Each driver input row's breakdown, as text (a NULL breakdown is named "None", as ``str(None)`` names it)."""
+    column = inputs.column("breakdown").astype(object)
+    return column.where(column.notna(), "None").astype(str)
+
+
 def breakdown_moments(inputs: Inputs) -> tuple[list[str], dict[str, pd.DataFrame]]:
     """A driver's inputs: every breakdown named (in name order), and per breakdown with values, its groups' moments."""
-    names = inputs.column("breakdown").astype(str)
+    names = breakdown_names(inputs)
     found: dict[str, pd.DataFrame] = {}
     for name, part in inputs.frame.groupby(names, sort=True):
         moments = group_moments(Inputs(part, inputs.summary))

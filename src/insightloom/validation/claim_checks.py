@@ -27,6 +27,7 @@ from insightloom.claims import verdicts
 from insightloom.claims.inputs import (
     Inputs,
     breakdown_moments,
+    breakdown_names,
     finite_values,
     group_moments,
     input_frame,
@@ -150,7 +151,7 @@ def _sizes_from_f(f_value: float, k: int, n: int) -> tuple[float, float]:
 
 def _row_effect_sizes(inputs: Inputs, name: str) -> tuple[float, float]:
     """(eta², epsilon²) of one breakdown's data rows, from SciPy's ``f_oneway``."""
-    part = inputs.frame[inputs.column("breakdown").astype(str) == name]
+    part = inputs.frame[(breakdown_names(inputs) == name).to_numpy()]
     groups = list(values_by_group(Inputs(part.iloc[:, 1:].set_axis(["grp", "v"], axis=1))).values())
     values = np.concatenate(groups) if groups else np.array([])
     k, n = len(groups), len(values)
@@ -547,5 +548,5 @@ def _recompute_one(
         return rows
     try:
         return test(name, rows, params)
-    except ValueError as exc:
+    except (ValueError, TypeError) as exc:  # rows a model's SQL shaped oddly: a reason, never a crash
         return f"the {name} test cannot run on its test.sql rows: {exc}"

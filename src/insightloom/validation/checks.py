@@ -19,8 +19,7 @@ Each check still scans its table, so the scan is what costs: decoding a column f
 evaluates string equality on its dictionary. So a table that several checks use is loaded into DuckDB once
 (decoded by Arrow's threads, then ``CREATE TABLE ... AS``; for hundreds of checks also ``CHECKPOINT``, which is what
 compresses an in-memory table) and its Parquet bytes are released; rarely used or very large tables stay in-memory
-Parquet. Loading keeps the file's row order, so even
-order-dependent checks see the same rows.
+Parquet. Loading keeps the file's row order, so even order-dependent checks see the same rows.
 
 Checks are written by a model, so after setup the connection can reach no file at all: external access is off (no
 ``read_parquet``/``read_csv``/``COPY``/``ATTACH`` of any path, and no scan of the host's Python variables), no
@@ -201,9 +200,10 @@ def open_connection(
         statements.append(
             f"CREATE OR REPLACE VIEW {_quote_ident(name)} AS SELECT * FROM {_quote_ident(relation[table])}"
         )
+    if released:
+        logger.debug("loaded %d table(s) into memory: %s", len(released), ", ".join(relation[t] for t in loaded))
     if released and len(checks) >= CHECKPOINT_MIN_CHECKS:
         statements.append("CHECKPOINT")
-        logger.debug("loaded %d table(s) into memory: %s", len(released), ", ".join(relation[t] for t in loaded))
     con.execute(";\n".join([*statements, *_LOCKDOWN]))
     for source in released:  # loaded into DuckDB: the Parquet bytes are no longer needed
         con.unregister(source)

@@ -475,11 +475,13 @@ def fetch_rows(con: Any, sql: str, views: Sequence[str] = ()) -> pd.DataFrame | 
     if error:
         return error.replace("a check", "a claim's test.sql").replace("the check", "the claim's test.sql")
     batches: list[pa.RecordBatch] = []
+    read = 0
     try:
         reader = _arrow_reader(con.execute(text))
         for batch in reader:
             batches.append(batch)
-            if sum(part.num_rows for part in batches) > MAX_CLAIM_ROWS:
+            read += batch.num_rows
+            if read > MAX_CLAIM_ROWS:
                 return (f"the test.sql returns more than {MAX_CLAIM_ROWS:,} rows; aggregate in SQL first (one row "
                         "per period for a trend, group totals for a concentration, one row per group for a driver "
                         "or a comparison: see docs/claims.md) or sample the rows")  # fmt: skip
